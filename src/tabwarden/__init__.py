@@ -1,0 +1,101 @@
+"""tabwarden: a browser-control runtime for AI agents, on the Chrome DevTools Protocol.
+
+The async API::
+
+    async with tabwarden.launch(isolated=True) as browser:
+        tab = await browser.new_tab("http://localhost:8000/")
+        print(tab.title)
+
+The same names, synchronously: :mod:`tabwarden.sync`.
+"""
+
+from __future__ import annotations
+
+from .api import SessionStart, attach, launch
+from .backends.base import Backend, Endpoint
+from .backends.external import AttachRequest, CDPEndpoint
+from .backends.local import LocalChromium, LocalOptions
+from .budget import Budget
+from .config import Config, load_config
+from .errors import (
+    BrowserCrashed,
+    BrowserError,
+    BrowserLaunchError,
+    BrowserNotFound,
+    Cancelled,
+    CDPError,
+    CDPTimeout,
+    ConfigError,
+    ConnectionLost,
+    ConsentRequired,
+    DeadlineExceeded,
+    EndpointError,
+    InvalidArgument,
+    InvalidURL,
+    NavigationError,
+    NavigationFailed,
+    NavigationTimeout,
+    NoHistoryEntry,
+    ProfileInUse,
+    SessionClosed,
+    SessionError,
+    SessionNotFound,
+    TabClosed,
+    TabError,
+    TabNotFound,
+    TabwardenError,
+)
+from .manager import SessionManager
+from .navigation import DialogInfo, NavigationResult
+from .session import BrowserSession
+from .tab import Tab, TabInfo
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AttachRequest",
+    "Backend",
+    "BrowserCrashed",
+    "BrowserError",
+    "BrowserLaunchError",
+    "BrowserNotFound",
+    "BrowserSession",
+    "Budget",
+    "CDPEndpoint",
+    "CDPError",
+    "CDPTimeout",
+    "Cancelled",
+    "Config",
+    "ConfigError",
+    "ConnectionLost",
+    "ConsentRequired",
+    "DeadlineExceeded",
+    "DialogInfo",
+    "Endpoint",
+    "EndpointError",
+    "InvalidArgument",
+    "InvalidURL",
+    "LocalChromium",
+    "LocalOptions",
+    "NavigationError",
+    "NavigationFailed",
+    "NavigationResult",
+    "NavigationTimeout",
+    "NoHistoryEntry",
+    "ProfileInUse",
+    "SessionClosed",
+    "SessionError",
+    "SessionManager",
+    "SessionNotFound",
+    "SessionStart",
+    "Tab",
+    "TabClosed",
+    "TabError",
+    "TabInfo",
+    "TabNotFound",
+    "TabwardenError",
+    "__version__",
+    "attach",
+    "launch",
+    "load_config",
+]

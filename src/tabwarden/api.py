@@ -1,0 +1,111 @@
+"""Entry points of the async Python API: ``launch()`` and ``attach()``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator, Sequence
+from pathlib import Path
+from typing import Any
+
+from .backends.base import Backend
+from .backends.external import CDPEndpoint, ConsentCheck
+from .backends.local import LocalChromium, LocalOptions
+from .config import Config, load_config
+from .session import BrowserSession
+
+__all__ = ["SessionStart", "attach", "launch", "local_backend"]
+
+
+class SessionStart:
+    """What ``launch()``/``attach()`` return: ``await`` it, or use ``async with``."""
+
+    def __init__(self, make: Callable[[], BrowserSession], timeout_ms: float | None) -> None:
+        self._make = make
+        self._timeout_ms = timeout_ms
+        self._session: BrowserSession | None = None
+
+    def __await__(self) -> Generator[Any, None, BrowserSession]:
+        return self._start().__await__()
+
+    async def __aenter__(self) -> BrowserSession:
+        return await self._start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._session is not None:
+            await self._session.close()
+
+    async def _start(self) -> BrowserSession:
+        session = self._make()
+        try:
+            await session.start(timeout_ms=self._timeout_ms)
+        except BaseException:
+            await session.close()
+            raise
+        self._session = session
+        return session
+
+
+def local_backend(config: Config, session_name: str = "default") -> Backend:
+    """The local Chromium backend configured by ``config.browser``."""
+    browser = config.browser
+    return LocalChromium(
+        LocalOptions(
+            executable=browser.executable,
+            headless=browser.headless,
+            isolated=browser.isolated,
+            workspace=browser.workspace,
+            data_dir=browser.data_dir,
+            session_name=session_name,
+            extra_args=tuple(browser.extra_args),
+            window_size=(browser.window_width, browser.window_height),
+        )
+    )
+
+
+def launch(
+    *,
+    isolated: bool | None = None,
+    headless: bool | None = None,
+    executable: str | None = None,
+    workspace: str | Path | None = None,
+    args: Sequence[str] = (),
+    name: str = "default",
+    config: Config | None = None,
+    timeout_ms: float | None = None,
+) -> SessionStart:
+    """Launch a local Chromium and return its session.
+
+    ``isolated=True`` uses a throwaway profile removed on close; otherwise the
+    persistent profile of this workspace (and session ``name``) is used.
+    Unset arguments come from ``config`` (default: :func:`tabwarden.load_config`).
+    """
+    config = (config or load_config()).model_copy(deep=True)
+    browser = config.browser
+    if isolated is not None:
+        browser.isolated = isolated
+    if headless is not None:
+        browser.headless = headless
+    if executable is not None:
+        browser.executable = executable
+    if workspace is not None:
+        browser.workspace = Path(workspace)
+    browser.extra_args = [*browser.extra_args, *args]
+    return SessionStart(
+        lambda: BrowserSession(local_backend(config, name), name=name, config=config), timeout_ms
+    )
+
+
+def attach(
+    cdp_url: str,
+    *,
+    consent: ConsentCheck | None = None,
+    name: str = "default",
+    config: Config | None = None,
+    timeout_ms: float | None = None,
+) -> SessionStart:
+    """Attach to a running browser by its CDP endpoint (``http://host:9222`` or ``ws://…``).
+
+    Closing the session closes only the tabs it opened; the browser keeps running.
+    """
+    config = config or load_config()
+    backend = CDPEndpoint(cdp_url, consent=consent)
+    return SessionStart(lambda: BrowserSession(backend, name=name, config=config), timeout_ms)

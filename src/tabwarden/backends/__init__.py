@@ -1,0 +1,1 @@
+"""Backends: where a browser comes from (launched locally, or attached by endpoint)."""

@@ -1,0 +1,40 @@
+"""The backend seam: something that starts a browser (or finds one) and gives a CDP endpoint."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from ..budget import Budget
+
+__all__ = ["Backend", "Endpoint"]
+
+
+@dataclass(frozen=True, slots=True)
+class Endpoint:
+    """Where the browser's CDP socket is."""
+
+    ws_url: str
+    """``ws://host:port/devtools/browser/<id>``."""
+    product: str = ""
+    """Browser name and version as the browser reports it, e.g. ``Chrome/156.0…``."""
+    pid: int | None = None
+    """The browser process id, when tabwarden launched it."""
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """Starts or finds a browser. ``close()`` undoes whatever ``start()`` did."""
+
+    name: str
+    owns_browser: bool
+    """True when closing the session ends the browser (a launched one); False when
+    tabwarden only attached to it."""
+
+    async def start(self, budget: Budget) -> Endpoint: ...
+
+    async def close(self) -> None: ...
+
+    def exit_status(self) -> str | None:
+        """A phrase saying how the browser process ended, or None while it runs (or unknown)."""
+        ...

@@ -1,0 +1,264 @@
+"""The local backend: launch Chromium on this machine and own its whole life."""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..budget import Budget
+from ..errors import BrowserLaunchError, DeadlineExceeded
+from .base import Endpoint
+from .executable import find_browser
+from .profiles import claim_profile, workspace_profile_dir
+from .reaper import (
+    TrackedBrowser,
+    kill_process_group,
+    make_run_dir,
+    reaper,
+    remove_tree,
+    sweep_stale_run_dirs,
+)
+
+__all__ = ["LocalChromium", "LocalOptions", "chromium_args"]
+
+_POLL_S = 0.01
+_GRACEFUL_EXIT_S = 5.0
+_LOG_TAIL_BYTES = 2000
+
+# The machine may have no internet: these keep Chromium from calling home, and
+# the rest make a fresh profile start quietly and predictably.
+_QUIET_FLAGS = (
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-default-apps",
+    "--disable-extensions",
+    "--disable-breakpad",
+    "--disable-client-side-phishing-detection",
+    "--disable-domain-reliability",
+    "--disable-features=Translate,MediaRouter,OptimizationHints,AcceptCHFrame",
+    "--disable-back-forward-cache",
+    "--disable-hang-monitor",
+    "--disable-popup-blocking",
+    "--disable-prompt-on-repost",
+    "--metrics-recording-only",
+    "--no-service-autorun",
+    "--password-store=basic",
+    "--use-mock-keychain",
+    # Cross-origin iframes get their own target (OOPIF) on every platform.
+    "--site-per-process",
+)
+
+
+@dataclass
+class LocalOptions:
+    executable: str | None = None
+    headless: bool = True
+    isolated: bool = False
+    workspace: Path | None = None
+    data_dir: Path | None = None
+    session_name: str = "default"
+    extra_args: Sequence[str] = field(default_factory=tuple)
+    window_size: tuple[int, int] = (1280, 720)
+
+
+def chromium_args(options: LocalOptions, profile: Path, *, as_root: bool) -> list[str]:
+    """The command-line switches tabwarden launches Chromium with."""
+    width, height = options.window_size
+    args = [
+        "--remote-debugging-port=0",  # the browser picks a free port: no races
+        f"--user-data-dir={profile}",
+        f"--window-size={width},{height}",
+        *_QUIET_FLAGS,
+    ]
+    if options.headless:
+        args += ["--headless", "--disable-gpu", "--hide-scrollbars", "--mute-audio"]
+    if as_root:
+        args.append("--no-sandbox")  # Chromium refuses to run as root with its sandbox
+    args += list(options.extra_args)
+    args.append("about:blank")
+    return args
+
+
+class LocalChromium:
+    """Launches Chromium with a workspace or throwaway profile; ``close()`` leaves nothing."""
+
+    name = "local"
+    owns_browser = True
+
+    def __init__(self, options: LocalOptions | None = None) -> None:
+        self.options = options or LocalOptions()
+        self._process: subprocess.Popen[bytes] | None = None
+        self._tracked: TrackedBrowser | None = None
+        self._run_dir: Path | None = None
+        self.profile_dir: Path | None = None
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process else None
+
+    def exit_status(self) -> str | None:
+        if self._process is None:
+            return None
+        code = self._process.poll()
+        if code is None:
+            return None
+        if code < 0:
+            with contextlib.suppress(ValueError):
+                return f"was killed by {signal.Signals(-code).name}"
+        return f"exited with code {code}"
+
+    async def start(self, budget: Budget) -> Endpoint:
+        if self._process is not None:
+            await self.close()
+        sweep_stale_run_dirs()
+        executable = find_browser(self.options.executable)
+        if not self.options.headless and not _has_display():
+            raise BrowserLaunchError(
+                "a headed browser needs a display, and neither DISPLAY nor WAYLAND_DISPLAY is set",
+                hint="launch headless, or run under a display server (e.g. xvfb-run)",
+            )
+        run_dir = make_run_dir()
+        self._run_dir = run_dir
+        try:
+            profile = self._prepare_profile(run_dir)
+            command = [executable, *chromium_args(self.options, profile, as_root=_is_root())]
+            self._spawn(command, run_dir)
+            port, path = await self._wait_for_devtools(profile / "DevToolsActivePort", budget)
+        except BaseException:
+            await self.close()
+            raise
+        assert self._process is not None
+        return Endpoint(ws_url=f"ws://127.0.0.1:{port}{path}", pid=self._process.pid)
+
+    async def close(self) -> None:
+        """End the browser and its process group; remove the run folder (and a throwaway
+        profile). A persistent profile gets a graceful shutdown first so it is saved."""
+        process, tracked, run_dir = self._process, self._tracked, self._run_dir
+        self._process = self._tracked = self._run_dir = None
+        if process is not None:
+            if process.poll() is None and not self.options.isolated:
+                with contextlib.suppress(ProcessLookupError):
+                    process.send_signal(signal.SIGTERM)
+                await _wait_exit(process, _GRACEFUL_EXIT_S)
+            kill_process_group(process.pid)
+            await _wait_exit(process, _GRACEFUL_EXIT_S)
+        if run_dir is not None:
+            remove_tree(run_dir)
+        if tracked is not None:
+            reaper.untrack(tracked)
+
+    # ---- private -------------------------------------------------------------------
+
+    def _prepare_profile(self, run_dir: Path) -> Path:
+        if self.options.isolated:
+            profile = run_dir / "profile"
+            profile.mkdir()
+        else:
+            profile = workspace_profile_dir(
+                self.options.workspace, self.options.session_name, self.options.data_dir
+            )
+            claim_profile(profile)
+        self.profile_dir = profile
+        with contextlib.suppress(FileNotFoundError):
+            (profile / "DevToolsActivePort").unlink()  # a previous run's port
+        return profile
+
+    def _spawn(self, command: list[str], run_dir: Path) -> None:
+        prefix, preexec = _die_with_parent()
+        with open(run_dir / "browser.log", "wb") as log:
+            try:
+                self._process = subprocess.Popen(
+                    [*prefix, *command],
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=log,
+                    start_new_session=True,  # one process group to kill, whatever it forks
+                    preexec_fn=preexec,  # noqa: PLW1509 (only when setpriv is missing)
+                    close_fds=True,
+                )
+            except OSError as exc:
+                raise BrowserLaunchError(f"cannot start {command[0]}: {exc.strerror}") from exc
+        self._tracked = TrackedBrowser(self._process.pid, [run_dir])
+        reaper.track(self._tracked)
+
+    async def _wait_for_devtools(self, port_file: Path, budget: Budget) -> tuple[int, str]:
+        assert self._process is not None
+        while True:
+            code = self._process.poll()
+            if code is not None:
+                raise BrowserLaunchError(
+                    f"the browser {self.exit_status()} before it opened its DevTools port; "
+                    f"its output ends with:\n{self._log_tail()}"
+                )
+            with contextlib.suppress(FileNotFoundError, ValueError):
+                lines = port_file.read_text().splitlines()
+                if len(lines) >= 2 and lines[0].strip().isdigit():
+                    return int(lines[0]), lines[1].strip()
+            if budget.expired:
+                raise DeadlineExceeded(
+                    f"the browser did not open its DevTools port within "
+                    f"{budget.timeout_s * 1000:.0f} ms; its output ends with:\n{self._log_tail()}",
+                    hint="retry with a larger timeouts.launch_ms, or check the browser output",
+                )
+            await budget.sleep(_POLL_S)
+
+    def _log_tail(self) -> str:
+        if self._run_dir is None:
+            return ""
+        try:
+            with open(self._run_dir / "browser.log", "rb") as log:
+                log.seek(0, os.SEEK_END)
+                log.seek(max(0, log.tell() - _LOG_TAIL_BYTES))
+                return log.read().decode(errors="replace").strip()
+        except OSError:
+            return ""
+
+
+async def _wait_exit(process: subprocess.Popen[bytes], timeout_s: float) -> bool:
+    budget = Budget(timeout_s)
+    while process.poll() is None:
+        if budget.expired:
+            return False
+        await budget.sleep(_POLL_S)
+    return True
+
+
+def _die_with_parent() -> tuple[list[str], Callable[[], None] | None]:
+    """Have the kernel SIGKILL the browser if this process dies without cleaning up.
+
+    ``setpriv --pdeathsig`` sets it without Python code in the forked child;
+    ``preexec_fn`` is the fallback where setpriv is missing. The signal fires
+    when the *thread* that launched the browser ends, so launches happen on the
+    event loop's thread, which lives as long as the browser.
+    """
+    if not sys.platform.startswith("linux"):
+        return [], None
+    setpriv = shutil.which("setpriv")
+    if setpriv:
+        return [setpriv, "--pdeathsig", "KILL", "--"], None
+    return [], _set_pdeathsig
+
+
+def _set_pdeathsig() -> None:
+    pr_set_pdeathsig = 1
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(pr_set_pdeathsig, signal.SIGKILL)
+
+
+def _has_display() -> bool:
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def _is_root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0

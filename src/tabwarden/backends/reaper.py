@@ -1,0 +1,164 @@
+"""No orphans: every browser process and temporary folder tabwarden creates is undone.
+
+Undone on close, at interpreter exit (atexit), on SIGTERM/SIGHUP, and, when the
+Python process is killed outright, by the kernel (``PR_SET_PDEATHSIG`` on the
+browser) plus a sweep of stale run folders at the next launch.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import logging
+import os
+import shutil
+import signal
+import tempfile
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+
+__all__ = [
+    "RUN_DIR_PREFIX",
+    "TrackedBrowser",
+    "kill_process_group",
+    "make_run_dir",
+    "pid_alive",
+    "reaper",
+    "remove_tree",
+    "sweep_stale_run_dirs",
+]
+
+logger = logging.getLogger("tabwarden.backends")
+
+RUN_DIR_PREFIX = "tabwarden-run-"
+_OWNER_FILE = "owner.json"
+
+
+@dataclass(eq=False)
+class TrackedBrowser:
+    """A launched browser process group and the folders to remove once it is dead."""
+
+    pid: int
+    folders: list[Path] = field(default_factory=list)
+
+
+class Reaper:
+    """Process-wide registry of what must be undone at exit."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._tracked: list[TrackedBrowser] = []
+        self._atexit_installed = False
+        self._signals_installed = False
+
+    def track(self, browser: TrackedBrowser) -> None:
+        with self._lock:
+            self._tracked.append(browser)
+            if not self._atexit_installed:
+                atexit.register(self.reap_all)
+                self._atexit_installed = True
+        self.install_signal_handlers()
+
+    def untrack(self, browser: TrackedBrowser) -> None:
+        with self._lock:
+            if browser in self._tracked:
+                self._tracked.remove(browser)
+
+    def tracked(self) -> list[TrackedBrowser]:
+        with self._lock:
+            return list(self._tracked)
+
+    def reap_all(self) -> None:
+        """Kill every tracked browser and remove its folders (synchronous, for exit paths)."""
+        with self._lock:
+            tracked, self._tracked = self._tracked, []
+        for browser in tracked:
+            kill_process_group(browser.pid)
+            for folder in browser.folders:
+                remove_tree(folder)
+
+    def install_signal_handlers(self) -> None:
+        """Clean up on SIGTERM/SIGHUP, then die of the signal as before.
+
+        Only where the handler is still the default (never replaces an
+        application's own) and only from the main thread (Python's rule).
+        """
+        if self._signals_installed or threading.current_thread() is not threading.main_thread():
+            return
+        self._signals_installed = True
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            if signal.getsignal(signum) is signal.SIG_DFL:
+                signal.signal(signum, self._on_signal)
+
+    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        self.reap_all()
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+
+reaper = Reaper()
+
+
+def kill_process_group(pid: int) -> None:
+    """SIGKILL a browser's whole process group (it was started as a group leader)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.kill(pid, signal.SIGKILL)
+
+
+def remove_tree(path: Path, *, attempts: int = 3) -> bool:
+    """Remove a folder; a browser child may still write for a moment, so retry."""
+    for _ in range(attempts):
+        shutil.rmtree(path, ignore_errors=True)
+        if not path.exists():
+            return True
+    logger.warning("could not remove %s", path)
+    return False
+
+
+def make_run_dir() -> Path:
+    """A fresh temporary folder for one launch, stamped with its owner's pid."""
+    path = Path(tempfile.mkdtemp(prefix=f"{RUN_DIR_PREFIX}{os.getpid()}-"))
+    (path / _OWNER_FILE).write_text(json.dumps({"pid": os.getpid()}))
+    return path
+
+
+def sweep_stale_run_dirs(
+    root: Path | None = None, *, is_alive: Callable[[int], bool] | None = None
+) -> list[Path]:
+    """Remove run folders whose owning process is gone (it was killed before cleanup)."""
+    root = root or Path(tempfile.gettempdir())
+    alive = is_alive or pid_alive
+    removed: list[Path] = []
+    for path in root.glob(f"{RUN_DIR_PREFIX}*"):
+        owner = _owner_pid(path)
+        if owner is None or owner == os.getpid() or alive(owner):
+            continue
+        if remove_tree(path):
+            removed.append(path)
+    return removed
+
+
+def _owner_pid(path: Path) -> int | None:
+    try:
+        data = json.loads((path / _OWNER_FILE).read_text())
+        pid = data.get("pid")
+        return pid if isinstance(pid, int) else None
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def pid_alive(pid: int) -> bool:
+    """True while a process with this pid exists (a zombie counts)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

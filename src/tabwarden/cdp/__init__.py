@@ -1,0 +1,1 @@
+"""CDP client: sans-I/O protocol, asyncio connection, sessions."""

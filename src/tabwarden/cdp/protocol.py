@@ -1,0 +1,253 @@
+"""Sans-I/O Chrome DevTools Protocol: command ids, replies, errors and event routing.
+
+No sockets and no awaits here: text in, parsed messages out, so every rule of
+the wire format is unit-tested without a browser. Flatten mode is assumed:
+child-target traffic shares the socket and is told apart by ``sessionId``
+(see ``Target.attachToTarget`` with ``flatten: true``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from ..errors import CDPError
+
+__all__ = [
+    "ANY_SESSION",
+    "CDPProtocol",
+    "Command",
+    "ErrorReply",
+    "Event",
+    "EventRouter",
+    "LateReply",
+    "Message",
+    "ProtocolStats",
+    "Reply",
+    "Subscription",
+]
+
+logger = logging.getLogger("tabwarden.cdp")
+
+JSONObject = dict[str, Any]
+
+
+class _AnySession:
+    def __repr__(self) -> str:
+        return "ANY_SESSION"
+
+
+ANY_SESSION: Final = _AnySession()
+"""Subscribe to an event from every session (browser and all attached targets)."""
+
+SessionKey = str | None | _AnySession
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    id: int
+    method: str
+    session_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    command: Command
+    result: JSONObject
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorReply:
+    command: Command
+    error: CDPError
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    method: str
+    params: JSONObject
+    session_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class LateReply:
+    """A reply whose command was forgotten (timed out) or never sent by us."""
+
+    id: int
+
+
+Message = Reply | ErrorReply | Event | LateReply
+
+
+@dataclass(slots=True)
+class ProtocolStats:
+    sent: int = 0
+    replies: int = 0
+    events: int = 0
+    late_replies: int = 0
+    malformed: int = 0
+
+
+class CDPProtocol:
+    """Encodes commands and matches replies to them by id."""
+
+    def __init__(self) -> None:
+        self._next_id = 1
+        self._pending: dict[int, Command] = {}
+        self.stats = ProtocolStats()
+
+    # ---- sending -------------------------------------------------------------------
+
+    def encode_command(
+        self, method: str, params: JSONObject | None = None, session_id: str | None = None
+    ) -> tuple[Command, str]:
+        """Register a command and return it with the text to put on the socket."""
+        command = Command(self._next_id, method, session_id)
+        self._next_id += 1
+        message: JSONObject = {"id": command.id, "method": method}
+        if params:
+            message["params"] = params
+        if session_id is not None:
+            message["sessionId"] = session_id
+        self._pending[command.id] = command
+        self.stats.sent += 1
+        return command, json.dumps(message, separators=(",", ":"))
+
+    def forget(self, command_id: int) -> None:
+        """Stop waiting for a command (its deadline passed); a late reply is then dropped."""
+        self._pending.pop(command_id, None)
+
+    def drain(self) -> list[Command]:
+        """Remove and return every pending command (the socket closed)."""
+        pending = list(self._pending.values())
+        self._pending.clear()
+        return pending
+
+    @property
+    def pending_count(self) -> int:
+        return len(self._pending)
+
+    # ---- receiving -----------------------------------------------------------------
+
+    def receive(self, data: str | bytes) -> Message | None:
+        """Parse one incoming frame. Returns None for a frame that is not CDP."""
+        try:
+            message = json.loads(data)
+        except ValueError:
+            self.stats.malformed += 1
+            logger.warning("dropped a CDP frame that is not JSON (%d bytes)", len(data))
+            return None
+        if not isinstance(message, dict):
+            self.stats.malformed += 1
+            return None
+        session_id = message.get("sessionId")
+        if "id" in message:
+            return self._receive_reply(message)
+        method = message.get("method")
+        if not isinstance(method, str):
+            self.stats.malformed += 1
+            return None
+        self.stats.events += 1
+        params = message.get("params")
+        return Event(method, params if isinstance(params, dict) else {}, session_id)
+
+    def _receive_reply(self, message: JSONObject) -> Message:
+        command_id = message["id"]
+        command = self._pending.pop(command_id, None) if isinstance(command_id, int) else None
+        if command is None:
+            self.stats.late_replies += 1
+            return LateReply(command_id if isinstance(command_id, int) else -1)
+        self.stats.replies += 1
+        error = message.get("error")
+        if error is not None:
+            code = error.get("code", 0) if isinstance(error, dict) else 0
+            text = error.get("message", str(error)) if isinstance(error, dict) else str(error)
+            data = error.get("data") if isinstance(error, dict) else None
+            if data:
+                text = f"{text}: {data}"
+            return ErrorReply(command, CDPError(command.method, code, text, command.session_id))
+        result = message.get("result")
+        return Reply(command, result if isinstance(result, dict) else {})
+
+
+EventCallback = Callable[[Event], None]
+
+
+@dataclass(eq=False)
+class Subscription:
+    """A handle to one subscription; ``close()`` ends it (idempotent)."""
+
+    router: EventRouter
+    key: tuple[str, SessionKey]
+    callback: EventCallback
+    active: bool = field(default=True)
+
+    def close(self) -> None:
+        if self.active:
+            self.active = False
+            self.router._remove(self)
+
+    def __enter__(self) -> Subscription:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class EventRouter:
+    """Routes events to subscribers by ``(method, sessionId)``.
+
+    ``method="*"`` subscribes to every event. Callbacks run synchronously on
+    whatever calls :meth:`dispatch` (the connection's reader), so they must not
+    block or await; one that raises is logged and the others still run.
+    """
+
+    def __init__(self) -> None:
+        self._subscriptions: dict[tuple[str, SessionKey], list[Subscription]] = {}
+
+    def subscribe(
+        self, method: str, callback: EventCallback, session_id: SessionKey = ANY_SESSION
+    ) -> Subscription:
+        subscription = Subscription(self, (method, session_id), callback)
+        self._subscriptions.setdefault(subscription.key, []).append(subscription)
+        return subscription
+
+    def dispatch(self, event: Event) -> int:
+        """Call every matching subscriber; returns how many were called."""
+        called = 0
+        for key in (
+            (event.method, event.session_id),
+            (event.method, ANY_SESSION),
+            ("*", event.session_id),
+            ("*", ANY_SESSION),
+        ):
+            for subscription in tuple(self._subscriptions.get(key, ())):
+                if not subscription.active:
+                    continue
+                called += 1
+                try:
+                    subscription.callback(event)
+                except Exception:
+                    logger.exception("a subscriber to %s raised", event.method)
+        return called
+
+    def drop_session(self, session_id: str) -> None:
+        """Forget every subscription bound to one session (it detached)."""
+        for key in [k for k in self._subscriptions if k[1] == session_id]:
+            for subscription in self._subscriptions.pop(key):
+                subscription.active = False
+
+    def subscriber_count(self) -> int:
+        return sum(len(subs) for subs in self._subscriptions.values())
+
+    def _remove(self, subscription: Subscription) -> None:
+        subs = self._subscriptions.get(subscription.key)
+        if subs is None:
+            return
+        if subscription in subs:
+            subs.remove(subscription)
+        if not subs:
+            del self._subscriptions[subscription.key]

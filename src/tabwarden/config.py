@@ -1,0 +1,145 @@
+"""Typed configuration: defaults, then a YAML file, then environment variables.
+
+Every key is documented by its field description (docs/configuration.md lists them).
+File: the ``path`` given, else ``$TABWARDEN_CONFIG``, else ``./tabwarden.yaml`` when
+present. Environment: ``TABWARDEN_<SECTION>__<KEY>`` (e.g.
+``TABWARDEN_BROWSER__HEADLESS=false``) plus the short ``TABWARDEN_CHROME`` for
+``browser.executable`` and ``TABWARDEN_DATA_DIR`` for ``browser.data_dir``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .errors import ConfigError
+
+__all__ = ["BrowserConfig", "Config", "TimeoutConfig", "load_config"]
+
+_MAX_TIMEOUT_MS = 600_000
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class BrowserConfig(_Section):
+    executable: str | None = Field(
+        None,
+        description="Path or name of the Chromium-based browser to launch. Unset: "
+        "$TABWARDEN_CHROME, then chromium, chromium-browser, google-chrome, "
+        "google-chrome-stable, microsoft-edge on PATH.",
+    )
+    headless: bool = Field(True, description="Run without a window. A window needs a display.")
+    isolated: bool = Field(
+        False,
+        description="Use a throwaway profile removed on close, instead of the persistent "
+        "workspace profile.",
+    )
+    workspace: Path | None = Field(
+        None,
+        description="The workspace folder the persistent profile belongs to "
+        "(default: the current directory).",
+    )
+    data_dir: Path | None = Field(
+        None,
+        description="Where persistent profiles live (default: the platform's user data "
+        "folder for tabwarden).",
+    )
+    extra_args: list[str] = Field(
+        default_factory=list, description="More command-line switches for the browser."
+    )
+    window_width: int = Field(1280, ge=200, le=7680, description="Window width in CSS pixels.")
+    window_height: int = Field(720, ge=200, le=4320, description="Window height in CSS pixels.")
+    inactivity_timeout_s: float = Field(
+        120,
+        ge=0,
+        description="A managed session unused this long is closed (0 = never).",
+    )
+
+
+class TimeoutConfig(_Section):
+    launch_ms: int = Field(
+        30_000, gt=0, le=_MAX_TIMEOUT_MS, description="Starting or reaching a browser."
+    )
+    action_ms: int = Field(
+        15_000, gt=0, le=_MAX_TIMEOUT_MS, description="Default for one tab or browser call."
+    )
+    navigation_ms: int = Field(
+        30_000, gt=0, le=_MAX_TIMEOUT_MS, description="Default for navigate, back, forward, reload."
+    )
+    max_ms: int = Field(
+        _MAX_TIMEOUT_MS,
+        gt=0,
+        le=_MAX_TIMEOUT_MS,
+        description="No call may ask for more than this (10 minutes at most).",
+    )
+
+
+class Config(_Section):
+    browser: BrowserConfig = Field(default_factory=BrowserConfig)
+    timeouts: TimeoutConfig = Field(default_factory=TimeoutConfig)
+
+
+def load_config(
+    path: str | os.PathLike[str] | None = None, *, env: Mapping[str, str] | None = None
+) -> Config:
+    """Build the configuration from defaults, a YAML file and the environment."""
+    env = os.environ if env is None else env
+    data = _read_file(_config_path(path, env))
+    _merge_env(data, env)
+    try:
+        return Config.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
+        )
+        raise ConfigError(f"invalid configuration: {problems}") from None
+
+
+def _config_path(path: str | os.PathLike[str] | None, env: Mapping[str, str]) -> Path | None:
+    if path is not None:
+        return Path(path)
+    if env.get("TABWARDEN_CONFIG"):
+        return Path(env["TABWARDEN_CONFIG"])
+    local = Path("tabwarden.yaml")
+    return local if local.is_file() else None
+
+
+def _read_file(path: Path | None) -> dict[str, Any]:
+    if path is None:
+        return {}
+    try:
+        loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"config file {path} is not valid YAML: {exc}") from None
+    if loaded is None:
+        return {}
+    if not isinstance(loaded, dict):
+        raise ConfigError(f"config file {path} must hold a mapping of sections")
+    return loaded
+
+
+def _merge_env(data: dict[str, Any], env: Mapping[str, str]) -> None:
+    aliases = {"TABWARDEN_CHROME": ("browser", "executable"),
+               "TABWARDEN_DATA_DIR": ("browser", "data_dir")}
+    for name, value in env.items():
+        if name in aliases:
+            section, key = aliases[name]
+        elif name.startswith("TABWARDEN_") and "__" in name:
+            section, _, key = name[len("TABWARDEN_"):].lower().partition("__")
+        else:
+            continue
+        if not value:
+            continue
+        target = data.setdefault(section, {})
+        if not isinstance(target, dict):
+            raise ConfigError(f"config section {section!r} must be a mapping")
+        target[key] = yaml.safe_load(value) if key == "extra_args" else value

@@ -1,0 +1,225 @@
+"""The one exception tree of tabwarden.
+
+Every error a caller can see derives from :class:`TabwardenError` and carries a
+``hint``: what to do next. The tree:
+
+* :class:`TabwardenError`
+    * :class:`InvalidArgument` (also a :class:`ValueError`) — a bad argument to a call
+    * :class:`ConfigError` — a bad configuration value or file
+    * :class:`DeadlineExceeded` (also a :class:`TimeoutError`) — a call ran out of time
+        * :class:`CDPTimeout` — one CDP command got no reply in time
+        * :class:`NavigationTimeout` (also a :class:`NavigationError`)
+    * :class:`Cancelled` — the caller aborted the call
+    * :class:`CDPError` — Chromium answered a command with an error
+    * :class:`ConnectionLost` — the CDP socket closed under a command
+        * :class:`BrowserCrashed` — the browser process died
+    * :class:`BrowserError` — finding, launching or reaching a browser
+        * :class:`BrowserNotFound`
+        * :class:`BrowserLaunchError`
+        * :class:`ProfileInUse`
+        * :class:`EndpointError` — an attach endpoint cannot be reached or read
+        * :class:`ConsentRequired` — attaching needs the user's consent first
+    * :class:`SessionError`
+        * :class:`SessionClosed`
+        * :class:`SessionNotFound`
+    * :class:`TabError`
+        * :class:`TabNotFound`
+        * :class:`TabClosed`
+    * :class:`NavigationError`
+        * :class:`InvalidURL`
+        * :class:`NavigationFailed` — the network or the browser refused the load
+        * :class:`NoHistoryEntry`
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BrowserCrashed",
+    "BrowserError",
+    "BrowserLaunchError",
+    "BrowserNotFound",
+    "CDPError",
+    "CDPTimeout",
+    "Cancelled",
+    "ConfigError",
+    "ConnectionLost",
+    "ConsentRequired",
+    "InvalidArgument",
+    "DeadlineExceeded",
+    "EndpointError",
+    "InvalidURL",
+    "NavigationError",
+    "NavigationFailed",
+    "NavigationTimeout",
+    "NoHistoryEntry",
+    "ProfileInUse",
+    "SessionClosed",
+    "SessionError",
+    "SessionNotFound",
+    "TabClosed",
+    "TabError",
+    "TabNotFound",
+    "TabwardenError",
+]
+
+
+class TabwardenError(Exception):
+    """Base of every tabwarden error. ``hint`` says what to do next."""
+
+    default_hint = ""
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        self.message = message
+        self.hint = hint if hint is not None else self.default_hint
+        super().__init__(message)
+
+    def __str__(self) -> str:
+        if self.hint:
+            return f"{self.message} ({self.hint})"
+        return self.message
+
+
+class InvalidArgument(TabwardenError, ValueError):
+    default_hint = "check the argument against the API reference"
+
+
+class ConfigError(TabwardenError):
+    default_hint = "fix the value in your tabwarden config file or environment"
+
+
+class DeadlineExceeded(TabwardenError, TimeoutError):
+    default_hint = "retry with a larger timeout_ms, or check what the page is waiting on"
+
+
+class CDPTimeout(DeadlineExceeded):
+    """A CDP command got no reply before its budget ran out.
+
+    The connection stays usable; a late reply to this command is dropped.
+    """
+
+    def __init__(self, method: str, timeout_s: float, *, session_id: str | None = None) -> None:
+        self.method = method
+        self.timeout_s = timeout_s
+        self.session_id = session_id
+        super().__init__(f"CDP command {method} got no reply within {timeout_s * 1000:.0f} ms")
+
+
+class Cancelled(TabwardenError):
+    default_hint = "the caller aborted this call; nothing more will happen for it"
+
+
+class CDPError(TabwardenError):
+    """Chromium answered a command with a protocol error."""
+
+    def __init__(
+        self, method: str, code: int, message: str, session_id: str | None = None
+    ) -> None:
+        self.method = method
+        self.code = code
+        self.cdp_message = message
+        self.session_id = session_id
+        where = f" (session {session_id})" if session_id else ""
+        super().__init__(f"{method} failed{where}: {message} [code {code}]", hint="")
+
+
+class ConnectionLost(TabwardenError):
+    default_hint = "the browser connection closed; the next call on this session reconnects"
+
+
+class BrowserCrashed(ConnectionLost):
+    default_hint = "the browser process died; the next call on this session relaunches it"
+
+
+class BrowserError(TabwardenError):
+    pass
+
+
+class BrowserNotFound(BrowserError):
+    default_hint = (
+        "install Chromium (Debian/Ubuntu: apt-get install -y chromium) or point "
+        "TABWARDEN_CHROME (or config browser.executable) at a Chromium-based browser"
+    )
+
+
+class BrowserLaunchError(BrowserError):
+    default_hint = "check the browser output above; try TABWARDEN_CHROME with another browser"
+
+
+class ProfileInUse(BrowserError):
+    default_hint = (
+        "another browser is using this profile: close it, pick another session name, "
+        "or launch with isolated=True for a throwaway profile"
+    )
+
+
+class EndpointError(BrowserError):
+    default_hint = (
+        "check the CDP URL (http://host:port or ws://…); the browser must run with "
+        "--remote-debugging-port"
+    )
+
+
+class ConsentRequired(BrowserError):
+    default_hint = "attaching to this browser needs the user's explicit consent"
+
+
+class SessionError(TabwardenError):
+    pass
+
+
+class SessionClosed(SessionError):
+    default_hint = "open a new session"
+
+
+class SessionNotFound(SessionError):
+    default_hint = "list sessions to see their names, or create this one"
+
+
+class TabError(TabwardenError):
+    pass
+
+
+class TabNotFound(TabError):
+    default_hint = "list tabs to see the open ones and their ids"
+
+
+class TabClosed(TabError):
+    default_hint = "this tab is gone; list tabs and pick another, or open a new one"
+
+
+class NavigationError(TabwardenError):
+    def __init__(self, message: str, *, url: str = "", hint: str | None = None) -> None:
+        self.url = url
+        super().__init__(message, hint=hint)
+
+
+class InvalidURL(NavigationError):
+    default_hint = "give a full URL such as https://example.com/path or http://localhost:8000/"
+
+
+class NavigationFailed(NavigationError):
+    """The load failed before any HTTP response (refused, DNS, TLS, aborted…)."""
+
+    def __init__(self, message: str, *, url: str, net_error: str, hint: str | None = None) -> None:
+        self.net_error = net_error
+        super().__init__(message, url=url, hint=hint)
+
+
+class NavigationTimeout(NavigationError, DeadlineExceeded):
+    def __init__(
+        self, message: str, *, url: str, wait_until: str, reached: tuple[str, ...]
+    ) -> None:
+        self.wait_until = wait_until
+        self.reached = reached
+        super().__init__(
+            message,
+            url=url,
+            hint=(
+                "the page may still be loading: retry with a larger timeout_ms, or "
+                "wait_until='domcontentloaded' / 'commit' if the page never goes quiet"
+            ),
+        )
+
+
+class NoHistoryEntry(NavigationError):
+    default_hint = "this tab has no page in that direction; navigate to a URL instead"

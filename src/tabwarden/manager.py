@@ -1,0 +1,168 @@
+"""SessionManager: several named browser sessions in one process, each isolated.
+
+One session per agent task; each has its own browser process and profile. An
+idle session is closed after ``browser.inactivity_timeout_s`` by a background
+reaper, and every session is closed when the manager closes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import re
+import time
+from collections.abc import Callable
+
+from .api import local_backend
+from .backends.base import Backend
+from .backends.external import CDPEndpoint, ConsentCheck
+from .config import Config, load_config
+from .errors import InvalidArgument, SessionClosed, SessionNotFound
+from .session import BrowserSession
+
+__all__ = ["SessionManager"]
+
+logger = logging.getLogger("tabwarden.manager")
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_REAP_INTERVAL_MAX_S = 30.0
+
+BackendFactory = Callable[[str, Config], Backend]
+
+
+class SessionManager:
+    """Named sessions with idle cleanup. Use as ``async with SessionManager() as manager``."""
+
+    def __init__(
+        self, config: Config | None = None, *, backend_factory: BackendFactory | None = None
+    ) -> None:
+        self.config = config or load_config()
+        self._backend_factory = backend_factory or _default_backend
+        self._sessions: dict[str, BrowserSession] = {}
+        self._creating: dict[str, asyncio.Lock] = {}
+        self._reaper: asyncio.Task[None] | None = None
+        self._closed = False
+        self.reaped: list[str] = []
+        """Names of sessions closed for inactivity, oldest first (for logs and tests)."""
+
+    async def __aenter__(self) -> SessionManager:
+        self._start_reaper()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close_all()
+
+    # ---- sessions ------------------------------------------------------------------
+
+    async def get_or_create(
+        self,
+        name: str = "default",
+        *,
+        isolated: bool | None = None,
+        cdp_url: str | None = None,
+        consent: ConsentCheck | None = None,
+        timeout_ms: float | None = None,
+    ) -> BrowserSession:
+        """The live session called ``name``, started now if it does not exist (idempotent)."""
+        if self._closed:
+            raise SessionClosed("this session manager is closed")
+        _check_name(name)
+        self._start_reaper()
+        lock = self._creating.setdefault(name, asyncio.Lock())
+        async with lock:
+            session = self._sessions.get(name)
+            if session is not None and not session.closed:
+                return session
+            config = self.config.model_copy(deep=True)
+            if isolated is not None:
+                config.browser.isolated = isolated
+            backend = (
+                CDPEndpoint(cdp_url, consent=consent)
+                if cdp_url
+                else self._backend_factory(name, config)
+            )
+            session = BrowserSession(backend, name=name, config=config)
+            try:
+                await session.start(timeout_ms=timeout_ms)
+            except BaseException:
+                await session.close()
+                raise
+            self._sessions[name] = session
+            return session
+
+    def get(self, name: str = "default") -> BrowserSession:
+        session = self._sessions.get(name)
+        if session is None or session.closed:
+            known = ", ".join(self.names()) or "none"
+            raise SessionNotFound(f"no open session {name!r} (open: {known})")
+        return session
+
+    def names(self) -> list[str]:
+        return [name for name, s in self._sessions.items() if not s.closed]
+
+    async def close(self, name: str) -> None:
+        session = self._sessions.pop(name, None)
+        if session is None:
+            raise SessionNotFound(f"no open session {name!r}")
+        await session.close()
+
+    async def close_all(self) -> None:
+        self._closed = True
+        if self._reaper is not None:
+            self._reaper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reaper
+            self._reaper = None
+        sessions, self._sessions = list(self._sessions.values()), {}
+        results = await asyncio.gather(*(s.close() for s in sessions), return_exceptions=True)
+        for session, result in zip(sessions, results, strict=True):
+            if isinstance(result, BaseException):
+                logger.warning("closing session %r failed: %s", session.name, result)
+
+    # ---- idle cleanup --------------------------------------------------------------
+
+    async def reap_idle(self) -> list[str]:
+        """Close sessions unused for longer than the inactivity timeout; returns their names."""
+        timeout = self.config.browser.inactivity_timeout_s
+        if timeout <= 0:
+            return []
+        now = time.monotonic()
+        idle = [
+            name
+            for name, session in self._sessions.items()
+            if not session.busy and now - session.last_used >= timeout
+        ]
+        for name in idle:
+            session = self._sessions.pop(name)
+            logger.info("closing session %r after %.0f s without use", name, now - session.last_used)
+            await session.close()
+            self.reaped.append(name)
+        return idle
+
+    def _start_reaper(self) -> None:
+        if self._reaper is None and self.config.browser.inactivity_timeout_s > 0:
+            self._reaper = asyncio.get_running_loop().create_task(
+                self._reap_forever(), name="tabwarden-session-reaper"
+            )
+
+    async def _reap_forever(self) -> None:
+        interval = min(self.config.browser.inactivity_timeout_s / 4, _REAP_INTERVAL_MAX_S)
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                await self.reap_idle()
+            except Exception:
+                logger.exception("the idle-session reaper failed")
+
+
+def _default_backend(name: str, config: Config) -> Backend:
+    return local_backend(config, name)
+
+
+def _check_name(name: str) -> None:
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise InvalidArgument(
+            f"session name {name!r} is not valid",
+            hint="use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit",
+        )

@@ -1,0 +1,423 @@
+"""BrowserSession: one browser, one CDP connection, its tabs, and its life (relaunch, close).
+
+Isolation: each session owns its own browser process and profile (see
+docs/architecture.md for why processes rather than browser contexts).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from .backends.base import Backend, Endpoint
+from .budget import Budget
+from .cdp.connection import CDPConnection
+from .cdp.protocol import Event
+from .cdp.session import CDPSession
+from .config import Config
+from .errors import (
+    BrowserCrashed,
+    CDPError,
+    ConnectionLost,
+    InvalidArgument,
+    SessionClosed,
+    TabNotFound,
+)
+from .navigation import NavigationResult, check_wait_until, normalize_url
+from .tab import Tab, TabInfo
+
+__all__ = ["BrowserSession"]
+
+logger = logging.getLogger("tabwarden.session")
+
+_SETUP_S = 10.0
+
+
+class BrowserSession:
+    """A browser (launched or attached) with its tabs. Use ``tabwarden.launch()``."""
+
+    def __init__(self, backend: Backend, *, name: str = "default", config: Config | None = None):
+        self.name = name
+        self.backend = backend
+        self.config = config or Config()
+        self.endpoint: Endpoint | None = None
+        self.product = ""
+        self.launches = 0
+        self.last_used = time.monotonic()
+        self._connection: CDPConnection | None = None
+        self._tabs: dict[str, Tab] = {}  # by target id, in creation order
+        self._next_tab = 1
+        self._active: Tab | None = None
+        self._recent: list[Tab] = []
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._start_lock = asyncio.Lock()
+        self._busy = 0
+        self._closing = False
+        self._closed = False
+        self._lost_reason = ""
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else f"{len(self._tabs)} tabs"
+        return f"<BrowserSession {self.name!r} {self.backend.name} {state}>"
+
+    async def __aenter__(self) -> BrowserSession:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    # ---- properties ----------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
+    def connected(self) -> bool:
+        return self._connection is not None and not self._connection.closed
+
+    @property
+    def busy(self) -> bool:
+        """True while a call on this session is running (the idle reaper leaves it alone)."""
+        return self._busy > 0
+
+    @property
+    def active_tab(self) -> Tab | None:
+        return self._active
+
+    @property
+    def connection(self) -> CDPConnection:
+        if self._connection is None:
+            raise SessionClosed(f"session {self.name!r} is not started")
+        return self._connection
+
+    # ---- life ----------------------------------------------------------------------
+
+    async def start(self, *, timeout_ms: float | None = None) -> BrowserSession:
+        """Launch or attach the browser (idempotent)."""
+        async with self._operation(timeout_ms, "launch"):
+            pass
+        return self
+
+    async def close(self) -> None:
+        """Close the browser (or detach from an attached one) and forget every tab."""
+        if self._closed:
+            return
+        self._closing = True
+        try:
+            if self.connected and not self.backend.owns_browser:
+                await self._close_own_tabs()
+            for task in list(self._tasks):
+                task.cancel()
+            if self._connection is not None:
+                await self._connection.close()
+            await self.backend.close()
+        finally:
+            self._forget_tabs(f"session {self.name!r} was closed")
+            self._closed = True
+
+    # ---- tabs ----------------------------------------------------------------------
+
+    async def new_tab(
+        self,
+        url: str | None = None,
+        *,
+        wait_until: str = "load",
+        timeout_ms: float | None = None,
+    ) -> Tab:
+        """Open a tab (and load ``url`` in it); it becomes the active tab."""
+        stage = check_wait_until(wait_until)
+        target_url = normalize_url(url) if url is not None else None
+        async with self._operation(timeout_ms, "navigation") as budget:
+            tab = self._pristine_tab() or await self._create_tab(budget)
+            self._set_active(tab)
+            if target_url is not None:
+                await tab._navigate(target_url, stage, budget)
+        return tab
+
+    async def open(
+        self, url: str, *, wait_until: str = "load", timeout_ms: float | None = None
+    ) -> NavigationResult:
+        """Load ``url`` in the active tab (opening one if there is none)."""
+        tab = await self.current_tab(timeout_ms=timeout_ms)
+        return await tab.navigate(url, wait_until=wait_until, timeout_ms=timeout_ms)
+
+    async def current_tab(self, *, timeout_ms: float | None = None) -> Tab:
+        """The active tab, relaunching the browser or opening a tab when there is none."""
+        async with self._operation(timeout_ms, "action") as budget:
+            if self._active is None or self._active.closed:
+                tab = self._pristine_tab() or await self._create_tab(budget)
+                self._set_active(tab)
+            assert self._active is not None
+            return self._active
+
+    async def tabs(self) -> list[Tab]:
+        """Open tabs in the order they appeared (popups included). Never waits on a page."""
+        async with self._operation(None, "action"):
+            return [tab for tab in self._tabs.values() if not tab.closed]
+
+    async def tab_infos(self) -> list[TabInfo]:
+        return [tab.info() for tab in await self.tabs()]
+
+    def get_tab(self, tab_id: str) -> Tab:
+        """A tab by its id (``t3``) or its CDP target id."""
+        if not isinstance(tab_id, str) or not tab_id:
+            raise InvalidArgument(f"tab_id must be a tab id such as 't1', got {tab_id!r}")
+        for tab in self._tabs.values():
+            if tab_id in (tab.id, tab.target_id) and not tab.closed:
+                return tab
+        known = ", ".join(t.id for t in self._tabs.values() if not t.closed) or "none"
+        raise TabNotFound(f"no open tab {tab_id!r} in session {self.name!r} (open: {known})")
+
+    async def switch_tab(self, tab_id: str, *, timeout_ms: float | None = None) -> Tab:
+        async with self._operation(timeout_ms, "action") as budget:
+            tab = self.get_tab(tab_id)
+            await self._browser_cdp().send(
+                "Target.activateTarget", {"targetId": tab.target_id}, budget=budget
+            )
+            self._set_active(tab)
+            return tab
+
+    async def close_tab(self, tab_id: str | None = None, *, timeout_ms: float | None = None) -> None:
+        """Close a tab (default: the active one); the previously active tab takes over."""
+        async with self._operation(timeout_ms, "action") as budget:
+            tab = self.get_tab(tab_id) if tab_id is not None else self._active
+            if tab is None:
+                raise TabNotFound("there is no active tab to close")
+            with self.connection.event_queue(["Target.targetDestroyed"], None) as destroyed:
+                await self._browser_cdp().send(
+                    "Target.closeTarget", {"targetId": tab.target_id}, budget=budget
+                )
+                while not tab.closed:
+                    await destroyed.get(budget, what=f"closing tab {tab.id}")
+
+    async def cdp(
+        self, method: str, params: dict[str, Any] | None = None, *, timeout_ms: float | None = None
+    ) -> dict[str, Any]:
+        """Send a raw CDP command to the browser target (an escape hatch; prefer the API)."""
+        async with self._operation(timeout_ms, "action") as budget:
+            return await self._browser_cdp().send(method, params, budget=budget)
+
+    # ---- internal ------------------------------------------------------------------
+
+    def budget(self, timeout_ms: float | None, kind: str = "action") -> Budget:
+        """A Budget for one call: ``timeout_ms`` or the configured default for ``kind``."""
+        timeouts = self.config.timeouts
+        if timeout_ms is None:
+            timeout_ms = getattr(timeouts, f"{kind}_ms")
+        if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, (int, float)):
+            raise InvalidArgument(f"timeout_ms must be a number of milliseconds, got {timeout_ms!r}")
+        if not 0 < timeout_ms <= timeouts.max_ms:
+            raise InvalidArgument(
+                f"timeout_ms={timeout_ms} is out of range",
+                hint=f"give a value above 0 and at most {timeouts.max_ms} ms",
+            )
+        return Budget.from_ms(timeout_ms)
+
+    @contextlib.asynccontextmanager
+    async def _operation(self, timeout_ms: float | None, kind: str) -> AsyncIterator[Budget]:
+        """One public call: a budget, a live browser (relaunched if it died), busy marking."""
+        budget = self.budget(timeout_ms, kind)
+        if self._closed or self._closing:
+            raise SessionClosed(f"session {self.name!r} is closed")
+        self._busy += 1
+        self.last_used = time.monotonic()
+        try:
+            await self._ensure_connected(budget)
+            yield budget
+        finally:
+            self._busy -= 1
+            self.last_used = time.monotonic()
+
+    def _browser_cdp(self) -> CDPSession:
+        return CDPSession(self.connection, None)
+
+    def _tab_by_target(self, target_id: str) -> Tab | None:
+        return self._tabs.get(target_id)
+
+    async def _ensure_connected(self, budget: Budget) -> None:
+        if self.connected:
+            return
+        async with self._start_lock:
+            if self.connected:
+                return
+            if self._connection is not None:
+                logger.warning(
+                    "session %r: the browser went away (%s); relaunching", self.name,
+                    self._lost_reason,
+                )
+                self._connection = None
+                await self.backend.close()
+            await self._connect(budget.child(self.config.timeouts.launch_ms / 1000))
+
+    async def _connect(self, budget: Budget) -> None:
+        self.endpoint = await self.backend.start(budget)
+        try:
+            connection = await CDPConnection.connect(self.endpoint.ws_url, budget)
+        except BaseException:
+            await self.backend.close()
+            raise
+        connection.loss_error = self._loss_error
+        self._connection = connection
+        self.launches += 1
+        connection.on_close(lambda: self._on_connection_closed(connection))
+        browser = CDPSession(connection, None)
+        for method, handler in (
+            ("Target.targetCreated", self._on_target_created),
+            ("Target.targetInfoChanged", self._on_target_info_changed),
+            ("Target.targetDestroyed", self._on_target_destroyed),
+            ("Target.attachedToTarget", self._on_attached),
+            ("Target.detachedFromTarget", self._on_detached),
+        ):
+            connection.subscribe(method, handler, None)
+        try:
+            version = await browser.send("Browser.getVersion", budget=budget)
+            self.product = version.get("product", "")
+            await browser.send(
+                "Target.setDiscoverTargets",
+                {"discover": True, "filter": [{"type": "page"}]},
+                budget=budget,
+            )
+            # Pages (popups included) attach paused, so a tab is set up before its
+            # first script runs; each is resumed once set up (Tab._setup).
+            await browser.send(
+                "Target.setAutoAttach",
+                {
+                    "autoAttach": True,
+                    "waitForDebuggerOnStart": True,
+                    "flatten": True,
+                    "filter": [{"type": "page"}],
+                },
+                budget=budget,
+            )
+        except BaseException:
+            await connection.close()
+            await self.backend.close()
+            self._connection = None
+            raise
+        logger.info("session %r connected to %s (%s)", self.name, self.product, self.endpoint.ws_url)
+
+    async def _create_tab(self, budget: Budget) -> Tab:
+        reply = await self._browser_cdp().send(
+            "Target.createTarget", {"url": "about:blank"}, budget=budget
+        )
+        tab = self._register(reply["targetId"], {"url": "about:blank"})
+        tab._created_here = True
+        await tab._ready_session(budget)
+        return tab
+
+    def _pristine_tab(self) -> Tab | None:
+        """The browser's own first blank tab, reused by the first new_tab() of a launch."""
+        if not self.backend.owns_browser:
+            return None
+        open_tabs = [tab for tab in self._tabs.values() if not tab.closed]
+        if len(open_tabs) == 1 and not open_tabs[0].navigated and not self._recent:
+            return open_tabs[0]
+        return None
+
+    def _register(self, target_id: str, info: dict[str, Any]) -> Tab:
+        tab = self._tabs.get(target_id)
+        if tab is None:
+            tab = Tab(self, f"t{self._next_tab}", target_id)
+            self._next_tab += 1
+            self._tabs[target_id] = tab
+        tab._update_info(info)
+        return tab
+
+    def _set_active(self, tab: Tab) -> None:
+        self._active = tab
+        if tab in self._recent:
+            self._recent.remove(tab)
+        self._recent.append(tab)
+
+    def _spawn(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _close_own_tabs(self) -> None:
+        """On an attached browser, close only the tabs this session opened."""
+        budget = Budget(_SETUP_S)
+        for tab in [t for t in self._tabs.values() if t.opener is None and t._created_here]:
+            with contextlib.suppress(CDPError, ConnectionLost):
+                await self._browser_cdp().send(
+                    "Target.closeTarget", {"targetId": tab.target_id}, budget=budget.child(2.0)
+                )
+
+    def _forget_tabs(self, reason: str) -> None:
+        for tab in self._tabs.values():
+            tab._mark_closed(reason)
+        self._tabs.clear()
+        self._active = None
+        self._recent.clear()
+
+    def _loss_error(self, method: str) -> ConnectionLost:
+        if self._closing:
+            return ConnectionLost(
+                f"{method}: session {self.name!r} was closed", hint="open a new session"
+            )
+        if self.backend.owns_browser:
+            status = self.backend.exit_status() or "went away"
+            return BrowserCrashed(f"{method}: the browser of session {self.name!r} {status}")
+        return ConnectionLost(f"{method}: lost the connection to {self.endpoint and self.endpoint.ws_url}")
+
+    # ---- event handlers (on the reader: no awaiting) --------------------------------
+
+    def _on_connection_closed(self, connection: CDPConnection) -> None:
+        if connection is not self._connection:
+            return
+        status = self.backend.exit_status() if self.backend.owns_browser else None
+        self._lost_reason = connection.close_reason if status is None else f"the browser {status}"
+        if not self._closing:
+            self._forget_tabs(
+                f"the browser went away ({self._lost_reason}); the next call on session "
+                f"{self.name!r} relaunches it — open a new tab"
+            )
+
+    def _on_target_created(self, event: Event) -> None:
+        info = event.params.get("targetInfo", {})
+        if info.get("type") == "page":
+            self._register(info["targetId"], info)
+
+    def _on_target_info_changed(self, event: Event) -> None:
+        info = event.params.get("targetInfo", {})
+        tab = self._tabs.get(info.get("targetId", ""))
+        if tab is not None:
+            tab._update_info(info)
+
+    def _on_target_destroyed(self, event: Event) -> None:
+        tab = self._tabs.pop(event.params.get("targetId", ""), None)
+        if tab is None:
+            return
+        tab._mark_closed("it was closed")
+        if tab in self._recent:
+            self._recent.remove(tab)
+        if self._active is tab:
+            self._active = self._recent[-1] if self._recent else None
+
+    def _on_attached(self, event: Event) -> None:
+        info = event.params.get("targetInfo", {})
+        session_id = event.params["sessionId"]
+        connection = self.connection
+        if info.get("type") != "page":
+            self._spawn(asyncio.get_running_loop().create_task(self._release(session_id)))
+            return
+        tab = self._register(info["targetId"], info)
+        session = CDPSession(connection, session_id, info["targetId"])
+        self._spawn(tab._bind(session, bool(event.params.get("waitingForDebugger"))))
+
+    def _on_detached(self, event: Event) -> None:
+        session_id = event.params.get("sessionId")
+        if session_id:
+            self.connection.drop_session(session_id)
+
+    async def _release(self, session_id: str) -> None:
+        """Resume and detach a target that is not a page (the filter should prevent it)."""
+        session = CDPSession(self.connection, session_id)
+        budget = Budget(_SETUP_S)
+        with contextlib.suppress(CDPError, ConnectionLost):
+            await session.send("Runtime.runIfWaitingForDebugger", budget=budget)
+            await session.detach(budget=budget)

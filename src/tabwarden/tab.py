@@ -1,0 +1,302 @@
+"""Tab: one page target of a browser session, with navigation and history."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .budget import Budget
+from .cdp.protocol import Event
+from .cdp.session import CDPSession
+from .errors import CDPError, NavigationFailed, NoHistoryEntry, TabClosed
+from .navigation import (
+    DialogInfo,
+    NavigationResult,
+    NavigationWatch,
+    WaitUntil,
+    _Outcome,
+    check_wait_until,
+    navigation_failure,
+    normalize_url,
+)
+
+if TYPE_CHECKING:
+    from .session import BrowserSession
+
+__all__ = ["Tab", "TabInfo"]
+
+logger = logging.getLogger("tabwarden.tab")
+
+# Chromium commits an error page for an HTTP error with an empty body; the
+# status is what matters, not this code.
+_HTTP_STATUS_FAILURE = "net::ERR_HTTP_RESPONSE_CODE_FAILURE"
+
+
+@dataclass(frozen=True, slots=True)
+class TabInfo:
+    """What a tab list shows; read from target info, never from the page's JS thread."""
+
+    id: str
+    url: str
+    title: str
+    active: bool
+    opener: str | None
+    dialog: DialogInfo | None
+
+
+class Tab:
+    """A page in a browser session. Create tabs with ``BrowserSession.new_tab``."""
+
+    def __init__(self, browser: BrowserSession, tab_id: str, target_id: str) -> None:
+        self._browser = browser
+        self.id = tab_id
+        self.target_id = target_id
+        self._url = ""
+        self._title = ""
+        self._opener_target: str | None = None
+        self._session: CDPSession | None = None
+        self._ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._closed_reason: str | None = None
+        self.pending_dialog: DialogInfo | None = None
+        self.navigated = False
+        self._created_here = False
+        """True once anything loaded in this tab beyond its first blank page."""
+
+    def __repr__(self) -> str:
+        state = f"closed: {self._closed_reason}" if self._closed_reason else self._url
+        return f"<Tab {self.id} {state}>"
+
+    # ---- properties (no awaiting: read from target info) ----------------------------
+
+    @property
+    def url(self) -> str:
+        return self._url
+
+    @property
+    def title(self) -> str:
+        return _real_title(self._title, self._url)
+
+    @property
+    def closed(self) -> bool:
+        return self._closed_reason is not None
+
+    @property
+    def opener(self) -> Tab | None:
+        """The tab whose page opened this one (``window.open``, ``target=_blank``)."""
+        if self._opener_target is None:
+            return None
+        return self._browser._tab_by_target(self._opener_target)
+
+    def info(self) -> TabInfo:
+        opener = self.opener
+        return TabInfo(
+            id=self.id,
+            url=self._url,
+            title=self.title,
+            active=self._browser.active_tab is self,
+            opener=opener.id if opener else None,
+            dialog=self.pending_dialog,
+        )
+
+    # ---- navigation ----------------------------------------------------------------
+
+    async def navigate(
+        self, url: str, *, wait_until: str = "load", timeout_ms: float | None = None
+    ) -> NavigationResult:
+        """Load ``url`` and wait until it reaches ``wait_until``.
+
+        Returns the final URL, title and HTTP status (a 4xx/5xx status is reported,
+        not raised). A dialog opened during the load ends the wait early and is
+        reported in ``dialog``.
+        """
+        stage = check_wait_until(wait_until)
+        target_url = normalize_url(url)
+        async with self._browser._operation(timeout_ms, "navigation") as budget:
+            return await self._navigate(target_url, stage, budget)
+
+    async def reload(
+        self, *, wait_until: str = "load", timeout_ms: float | None = None
+    ) -> NavigationResult:
+        stage = check_wait_until(wait_until)
+        async with self._browser._operation(timeout_ms, "navigation") as budget:
+            session = await self._ready_session(budget)
+            with NavigationWatch(session, self.target_id) as watch:
+                await session.send("Page.reload", budget=budget)
+                return await watch.wait(
+                    url=self._url,
+                    wait_until=stage,
+                    budget=budget,
+                    finish=lambda outcome: self._finish(outcome, budget),
+                )
+
+    async def back(
+        self, *, wait_until: str = "load", timeout_ms: float | None = None
+    ) -> NavigationResult:
+        return await self._go_history(-1, wait_until, timeout_ms)
+
+    async def forward(
+        self, *, wait_until: str = "load", timeout_ms: float | None = None
+    ) -> NavigationResult:
+        return await self._go_history(+1, wait_until, timeout_ms)
+
+    # ---- tab control ---------------------------------------------------------------
+
+    async def activate(self, *, timeout_ms: float | None = None) -> Tab:
+        """Make this the session's active tab and bring it to the front."""
+        return await self._browser.switch_tab(self.id, timeout_ms=timeout_ms)
+
+    async def close(self, *, timeout_ms: float | None = None) -> None:
+        await self._browser.close_tab(self.id, timeout_ms=timeout_ms)
+
+    async def cdp(
+        self, method: str, params: dict[str, Any] | None = None, *, timeout_ms: float | None = None
+    ) -> dict[str, Any]:
+        """Send a raw CDP command to this tab's target (an escape hatch; prefer the API)."""
+        async with self._browser._operation(timeout_ms, "action") as budget:
+            session = await self._ready_session(budget)
+            return await session.send(method, params, budget=budget)
+
+    # ---- internal: called by BrowserSession -----------------------------------------
+
+    def _update_info(self, info: dict[str, Any]) -> None:
+        self._url = info.get("url", self._url)
+        self._title = info.get("title", self._title)
+        if info.get("openerId"):
+            self._opener_target = info["openerId"]
+        if self._url not in ("", "about:blank"):
+            self.navigated = True
+
+    def _bind(self, session: CDPSession, waiting_for_debugger: bool) -> asyncio.Task[None]:
+        """Attach this tab to its CDP session and enable what navigation needs."""
+        self._session = session
+        session.subscribe("Page.javascriptDialogOpening", self._on_dialog_opening)
+        session.subscribe("Page.javascriptDialogClosed", self._on_dialog_closed)
+        return asyncio.get_running_loop().create_task(
+            self._setup(session, waiting_for_debugger), name=f"tab-setup {self.id}"
+        )
+
+    def _mark_closed(self, reason: str) -> None:
+        if self._closed_reason is None:
+            self._closed_reason = reason
+        if not self._ready.done():
+            self._ready.set_exception(self._closed_error())
+            self._ready.exception()  # nobody may be waiting; do not log it
+
+    # ---- private -------------------------------------------------------------------
+
+    async def _setup(self, session: CDPSession, waiting_for_debugger: bool) -> None:
+        budget = Budget(10.0)
+        try:
+            # Page.enable: lifecycle, frame and dialog events; Network.enable: statuses.
+            await asyncio.gather(
+                session.send("Page.enable", budget=budget),
+                session.send("Page.setLifecycleEventsEnabled", {"enabled": True}, budget=budget),
+                session.send("Network.enable", budget=budget),
+            )
+        except Exception as exc:
+            logger.warning("setting up tab %s failed: %s", self.id, exc)
+        finally:
+            if waiting_for_debugger:
+                # A popup waits paused until now so no early event is missed.
+                try:
+                    await session.send("Runtime.runIfWaitingForDebugger", budget=budget)
+                except Exception as exc:
+                    logger.warning("resuming tab %s failed: %s", self.id, exc)
+            if not self._ready.done():
+                self._ready.set_result(None)
+
+    async def _navigate(self, url: str, stage: WaitUntil, budget: Budget) -> NavigationResult:
+        session = await self._ready_session(budget)
+        with NavigationWatch(session, self.target_id) as watch:
+            reply = await session.send("Page.navigate", {"url": url}, budget=budget)
+            error = reply.get("errorText", "")
+            if error and error != _HTTP_STATUS_FAILURE:
+                raise navigation_failure(url, error)
+            if reply.get("isDownload"):
+                raise NavigationFailed(
+                    f"{url} is a download, not a page",
+                    url=url,
+                    net_error="download",
+                    hint="downloads are saved by the browser; navigate to a page instead",
+                )
+            self.navigated = True
+            return await watch.wait(
+                url=url,
+                wait_until="commit" if error else stage,
+                budget=budget,
+                loader_id=reply.get("loaderId"),
+                finish=lambda outcome: self._finish(outcome, budget),
+            )
+
+    async def _ready_session(self, budget: Budget) -> CDPSession:
+        if self._closed_reason is not None:
+            raise self._closed_error()
+        await budget.run(asyncio.shield(self._ready), what=f"waiting for tab {self.id}")
+        assert self._session is not None
+        return self._session
+
+    def _closed_error(self) -> TabClosed:
+        return TabClosed(f"tab {self.id} is closed: {self._closed_reason}")
+
+    async def _finish(self, outcome: _Outcome, budget: Budget) -> NavigationResult:
+        title = self.title
+        url = outcome.url or self._url
+        try:
+            reply = await self._browser._browser_cdp().send(
+                "Target.getTargetInfo", {"targetId": self.target_id}, budget=budget.child(2.0)
+            )
+            self._update_info(reply.get("targetInfo", {}))
+            title, url = self.title, self._url or url
+        except CDPError as exc:
+            logger.debug("reading the title of tab %s failed: %s", self.id, exc)
+        return NavigationResult(
+            tab_id=self.id,
+            url=url,
+            title=title,
+            status=outcome.status,
+            status_text=outcome.status_text,
+            wait_until=outcome.wait_until,
+            reached=outcome.reached,
+            elapsed_ms=outcome.elapsed_ms,
+            same_document=outcome.same_document,
+            dialog=outcome.dialog,
+        )
+
+    async def _go_history(
+        self, step: int, wait_until: str, timeout_ms: float | None
+    ) -> NavigationResult:
+        stage = check_wait_until(wait_until)
+        async with self._browser._operation(timeout_ms, "navigation") as budget:
+            session = await self._ready_session(budget)
+            history = await session.send("Page.getNavigationHistory", budget=budget)
+            index = history["currentIndex"] + step
+            entries = history["entries"]
+            if not 0 <= index < len(entries):
+                direction = "back" if step < 0 else "forward"
+                raise NoHistoryEntry(f"tab {self.id} cannot go {direction}: no page there")
+            entry = entries[index]
+            with NavigationWatch(session, self.target_id) as watch:
+                await session.send(
+                    "Page.navigateToHistoryEntry", {"entryId": entry["id"]}, budget=budget
+                )
+                return await watch.wait(
+                    url=entry.get("url", ""),
+                    wait_until=stage,
+                    budget=budget,
+                    finish=lambda outcome: self._finish(outcome, budget),
+                )
+
+    def _on_dialog_opening(self, event: Event) -> None:
+        self.pending_dialog = DialogInfo.from_cdp(event.params)
+
+    def _on_dialog_closed(self, event: Event) -> None:
+        self.pending_dialog = None
+
+
+def _real_title(title: str, url: str) -> str:
+    """The page's own title; Chromium shows the URL (without scheme) for a page with none."""
+    if title in (url, url.split("://", 1)[-1]):
+        return ""
+    return title
