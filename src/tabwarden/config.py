@@ -128,13 +128,15 @@ def _read_file(path: Path | None) -> dict[str, Any]:
 
 
 def _merge_env(data: dict[str, Any], env: Mapping[str, str]) -> None:
-    aliases = {"TABWARDEN_CHROME": ("browser", "executable"),
-               "TABWARDEN_DATA_DIR": ("browser", "data_dir")}
+    aliases = {
+        "TABWARDEN_CHROME": ("browser", "executable"),
+        "TABWARDEN_DATA_DIR": ("browser", "data_dir"),
+    }
     for name, value in env.items():
         if name in aliases:
             section, key = aliases[name]
         elif name.startswith("TABWARDEN_") and "__" in name:
-            section, _, key = name[len("TABWARDEN_"):].lower().partition("__")
+            section, _, key = name[len("TABWARDEN_") :].lower().partition("__")
         else:
             continue
         if not value:

@@ -44,9 +44,9 @@ __all__ = [
     "ConfigError",
     "ConnectionLost",
     "ConsentRequired",
-    "InvalidArgument",
     "DeadlineExceeded",
     "EndpointError",
+    "InvalidArgument",
     "InvalidURL",
     "NavigationError",
     "NavigationFailed",
@@ -111,9 +111,7 @@ class Cancelled(TabwardenError):
 class CDPError(TabwardenError):
     """Chromium answered a command with a protocol error."""
 
-    def __init__(
-        self, method: str, code: int, message: str, session_id: str | None = None
-    ) -> None:
+    def __init__(self, method: str, code: int, message: str, session_id: str | None = None) -> None:
         self.method = method
         self.code = code
         self.cdp_message = message

@@ -135,9 +135,11 @@ class SessionManager:
         ]
         for name in idle:
             session = self._sessions.pop(name)
-            logger.info("closing session %r after %.0f s without use", name, now - session.last_used)
-            await session.close()
+            logger.info(
+                "closing session %r after %.0f s without use", name, now - session.last_used
+            )
             self.reaped.append(name)
+            await session.close()
         return idle
 
     def _start_reaper(self) -> None:

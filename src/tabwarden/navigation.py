@@ -38,8 +38,11 @@ __all__ = [
 
 WaitUntil = Literal["commit", "domcontentloaded", "load", "networkidle"]
 WAIT_UNTIL: tuple[str, ...] = ("commit", "domcontentloaded", "load", "networkidle")
-_LIFECYCLE = {"domcontentloaded": ("DOMContentLoaded",), "load": ("load",),
-              "networkidle": ("load", "networkIdle")}
+_LIFECYCLE = {
+    "domcontentloaded": ("DOMContentLoaded",),
+    "load": ("load",),
+    "networkidle": ("load", "networkIdle"),
+}
 _ALLOWED_SCHEMES = ("http", "https", "about", "data", "file")
 _BARE_HOST = re.compile(r"^(?P<host>[A-Za-z0-9.-]+|\[[0-9A-Fa-f:]+\])(?::\d{1,5})?(?:[/?#].*)?$")
 _EVENTS = (

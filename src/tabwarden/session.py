@@ -23,6 +23,7 @@ from .errors import (
     BrowserCrashed,
     CDPError,
     ConnectionLost,
+    DeadlineExceeded,
     InvalidArgument,
     SessionClosed,
     TabNotFound,
@@ -111,6 +112,8 @@ class BrowserSession:
         try:
             if self.connected and not self.backend.owns_browser:
                 await self._close_own_tabs()
+            elif self.connected:
+                await self._close_browser_gracefully()
             for task in list(self._tasks):
                 task.cancel()
             if self._connection is not None:
@@ -155,13 +158,24 @@ class BrowserSession:
             assert self._active is not None
             return self._active
 
-    async def tabs(self) -> list[Tab]:
-        """Open tabs in the order they appeared (popups included). Never waits on a page."""
-        async with self._operation(None, "action"):
+    async def tabs(self, *, timeout_ms: float | None = None) -> list[Tab]:
+        """Open tabs in the order they appeared (popups included), with fresh URLs and titles.
+
+        Read from the browser's target list (``Target.getTargets``), never from a
+        page, so a tab that is busy or blocked by a dialog cannot hold it up.
+        """
+        async with self._operation(timeout_ms, "action") as budget:
+            reply = await self._browser_cdp().send(
+                "Target.getTargets", {"filter": [{"type": "page"}]}, budget=budget
+            )
+            for info in reply.get("targetInfos", []):
+                tab = self._tabs.get(info.get("targetId", ""))
+                if tab is not None:
+                    tab._update_info(info)
             return [tab for tab in self._tabs.values() if not tab.closed]
 
-    async def tab_infos(self) -> list[TabInfo]:
-        return [tab.info() for tab in await self.tabs()]
+    async def tab_infos(self, *, timeout_ms: float | None = None) -> list[TabInfo]:
+        return [tab.info() for tab in await self.tabs(timeout_ms=timeout_ms)]
 
     def get_tab(self, tab_id: str) -> Tab:
         """A tab by its id (``t3``) or its CDP target id."""
@@ -182,7 +196,9 @@ class BrowserSession:
             self._set_active(tab)
             return tab
 
-    async def close_tab(self, tab_id: str | None = None, *, timeout_ms: float | None = None) -> None:
+    async def close_tab(
+        self, tab_id: str | None = None, *, timeout_ms: float | None = None
+    ) -> None:
         """Close a tab (default: the active one); the previously active tab takes over."""
         async with self._operation(timeout_ms, "action") as budget:
             tab = self.get_tab(tab_id) if tab_id is not None else self._active
@@ -210,7 +226,9 @@ class BrowserSession:
         if timeout_ms is None:
             timeout_ms = getattr(timeouts, f"{kind}_ms")
         if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, (int, float)):
-            raise InvalidArgument(f"timeout_ms must be a number of milliseconds, got {timeout_ms!r}")
+            raise InvalidArgument(
+                f"timeout_ms must be a number of milliseconds, got {timeout_ms!r}"
+            )
         if not 0 < timeout_ms <= timeouts.max_ms:
             raise InvalidArgument(
                 f"timeout_ms={timeout_ms} is out of range",
@@ -247,7 +265,8 @@ class BrowserSession:
                 return
             if self._connection is not None:
                 logger.warning(
-                    "session %r: the browser went away (%s); relaunching", self.name,
+                    "session %r: the browser went away (%s); relaunching",
+                    self.name,
                     self._lost_reason,
                 )
                 self._connection = None
@@ -299,7 +318,9 @@ class BrowserSession:
             await self.backend.close()
             self._connection = None
             raise
-        logger.info("session %r connected to %s (%s)", self.name, self.product, self.endpoint.ws_url)
+        logger.info(
+            "session %r connected to %s (%s)", self.name, self.product, self.endpoint.ws_url
+        )
 
     async def _create_tab(self, budget: Budget) -> Tab:
         reply = await self._browser_cdp().send(
@@ -347,6 +368,13 @@ class BrowserSession:
                     "Target.closeTarget", {"targetId": tab.target_id}, budget=budget.child(2.0)
                 )
 
+    async def _close_browser_gracefully(self) -> None:
+        """``Browser.close``: the browser saves its profile (cookies, storage) and exits."""
+        with contextlib.suppress(CDPError, ConnectionLost, DeadlineExceeded):
+            budget = Budget(_SETUP_S)
+            await self._browser_cdp().send("Browser.close", budget=budget)
+            await self.connection.wait_closed(budget)
+
     def _forget_tabs(self, reason: str) -> None:
         for tab in self._tabs.values():
             tab._mark_closed(reason)
@@ -362,7 +390,9 @@ class BrowserSession:
         if self.backend.owns_browser:
             status = self.backend.exit_status() or "went away"
             return BrowserCrashed(f"{method}: the browser of session {self.name!r} {status}")
-        return ConnectionLost(f"{method}: lost the connection to {self.endpoint and self.endpoint.ws_url}")
+        return ConnectionLost(
+            f"{method}: lost the connection to {self.endpoint and self.endpoint.ws_url}"
+        )
 
     # ---- event handlers (on the reader: no awaiting) --------------------------------
 

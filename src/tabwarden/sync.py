@@ -200,4 +200,3 @@ def attach(
     """Attach to a running browser by its CDP endpoint and return the started session."""
     start = api.attach(cdp_url, consent=consent, name=name, config=config, timeout_ms=timeout_ms)
     return _wrap(run(start._start()))
-

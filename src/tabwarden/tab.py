@@ -188,24 +188,26 @@ class Tab:
 
     async def _setup(self, session: CDPSession, waiting_for_debugger: bool) -> None:
         budget = Budget(10.0)
-        try:
-            # Page.enable: lifecycle, frame and dialog events; Network.enable: statuses.
-            await asyncio.gather(
-                session.send("Page.enable", budget=budget),
-                session.send("Page.setLifecycleEventsEnabled", {"enabled": True}, budget=budget),
-                session.send("Network.enable", budget=budget),
-            )
-        except Exception as exc:
-            logger.warning("setting up tab %s failed: %s", self.id, exc)
-        finally:
-            if waiting_for_debugger:
-                # A popup waits paused until now so no early event is missed.
-                try:
-                    await session.send("Runtime.runIfWaitingForDebugger", budget=budget)
-                except Exception as exc:
-                    logger.warning("resuming tab %s failed: %s", self.id, exc)
-            if not self._ready.done():
-                self._ready.set_result(None)
+        # Page: lifecycle, frame and dialog events; Network: document statuses. A
+        # popup waits paused until Runtime.runIfWaitingForDebugger, and some of
+        # these replies need its renderer running: send the resume in the same
+        # batch (commands run in order, so the enables still come first).
+        commands: list[tuple[str, dict[str, Any] | None]] = [
+            ("Page.enable", None),
+            ("Page.setLifecycleEventsEnabled", {"enabled": True}),
+            ("Network.enable", None),
+        ]
+        if waiting_for_debugger:
+            commands.append(("Runtime.runIfWaitingForDebugger", None))
+        results = await asyncio.gather(
+            *(session.send(method, params, budget=budget) for method, params in commands),
+            return_exceptions=True,
+        )
+        for (method, _), result in zip(commands, results, strict=True):
+            if isinstance(result, BaseException):
+                logger.warning("setting up tab %s: %s failed: %s", self.id, method, result)
+        if not self._ready.done():
+            self._ready.set_result(None)
 
     async def _navigate(self, url: str, stage: WaitUntil, budget: Budget) -> NavigationResult:
         session = await self._ready_session(budget)

@@ -184,7 +184,7 @@ class LocalChromium:
                     stdout=log,
                     stderr=log,
                     start_new_session=True,  # one process group to kill, whatever it forks
-                    preexec_fn=preexec,  # noqa: PLW1509 (only when setpriv is missing)
+                    preexec_fn=preexec,
                     close_fds=True,
                 )
             except OSError as exc:

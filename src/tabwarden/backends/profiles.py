@@ -54,4 +54,3 @@ def claim_profile(path: Path) -> None:
     for name in _SINGLETON_FILES:
         with contextlib.suppress(OSError):
             (path / name).unlink()
-

@@ -59,6 +59,7 @@ class CDPConnection:
         self._closing = False
         self._closed = False
         self._close_reason = ""
+        self._closed_event = asyncio.Event()
         self.loss_error: LossError = self._default_loss_error
         self._reader = asyncio.get_running_loop().create_task(
             self._read_loop(), name=f"cdp-reader {url}"
@@ -165,6 +166,10 @@ class CDPConnection:
 
     # ---- closing -------------------------------------------------------------------
 
+    async def wait_closed(self, budget: Budget) -> None:
+        """Wait until the socket has closed (e.g. after ``Browser.close``)."""
+        await budget.run(self._closed_event.wait(), what="waiting for the CDP socket to close")
+
     async def close(self) -> None:
         if self._closed:
             return
@@ -222,6 +227,7 @@ class CDPConnection:
             return
         self._closed = True
         self._close_reason = reason
+        self._closed_event.set()
         methods = {command.id: command.method for command in self._protocol.drain()}
         futures, self._futures = self._futures, {}
         for command_id, future in futures.items():
@@ -248,8 +254,7 @@ class EventQueue:
         self._connection = connection
         self._items: asyncio.Queue[Event | ConnectionLost] = asyncio.Queue()
         self._subscriptions = [
-            connection.subscribe(method, self._items.put_nowait, session_id)
-            for method in methods
+            connection.subscribe(method, self._items.put_nowait, session_id) for method in methods
         ]
         connection._queues.add(self)
         if connection.closed:

@@ -34,9 +34,7 @@ class CDPSession:
     async def send(
         self, method: str, params: JSONObject | None = None, *, budget: Budget
     ) -> JSONObject:
-        return await self.connection.send(
-            method, params, budget=budget, session_id=self.session_id
-        )
+        return await self.connection.send(method, params, budget=budget, session_id=self.session_id)
 
     def subscribe(self, method: str, callback: EventCallback) -> Subscription:
         return self.connection.subscribe(method, callback, self.session_id)

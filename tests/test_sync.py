@@ -1,0 +1,56 @@
+"""The sync facade: same names as the async API, from plain synchronous code."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+import tabwarden
+import tabwarden.sync
+from tabwarden.errors import NavigationTimeout
+from tests.conftest import browser_processes
+
+
+def test_sync_launch_navigate_and_close_from_plain_code(server):
+    with tabwarden.sync.launch(isolated=True) as browser:
+        tab = browser.new_tab(server.url("/index.html"))
+        assert tab.title == "Test home"
+        assert tab.url == server.url("/index.html")
+        result = tab.navigate(server.url("/status/404"))
+        assert result.status == 404
+        assert [t.id for t in browser.tabs()] == [tab.id]
+        assert browser.active_tab == tab
+        with pytest.raises(NavigationTimeout):
+            tab.navigate(server.url("/never_loads.html"), timeout_ms=300)
+        profile = browser.backend.profile_dir
+    assert browser.closed
+    assert not browser_processes(profile)
+
+
+def test_sync_session_manager(server):
+    config = tabwarden.Config()
+    config.browser.isolated = True
+    with tabwarden.sync.SessionManager(config) as manager:
+        session = manager.get_or_create("one")
+        assert session.open(server.url("/second.html")).title == "Second page"
+        assert manager.names() == ["one"]
+    assert session.closed
+
+
+@pytest.mark.parametrize(
+    ("async_type", "sync_type"),
+    [
+        (tabwarden.BrowserSession, tabwarden.sync.BrowserSession),
+        (tabwarden.Tab, tabwarden.sync.Tab),
+        (tabwarden.SessionManager, tabwarden.sync.SessionManager),
+    ],
+)
+def test_every_public_async_member_has_a_sync_twin(async_type, sync_type):
+    for name, member in inspect.getmembers(async_type):
+        if name.startswith("_"):
+            continue
+        if inspect.iscoroutinefunction(member) or isinstance(member, property):
+            assert hasattr(sync_type, name), f"sync {async_type.__name__} lacks {name}"
+            twin = getattr(sync_type, name)
+            assert not inspect.iscoroutinefunction(twin)
