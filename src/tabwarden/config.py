@@ -118,6 +118,8 @@ def _read_file(path: Path | None) -> dict[str, Any]:
         loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"config file {path} is not UTF-8 text") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"config file {path} is not valid YAML: {exc}") from None
     if loaded is None:
@@ -144,4 +146,15 @@ def _merge_env(data: dict[str, Any], env: Mapping[str, str]) -> None:
         target = data.setdefault(section, {})
         if not isinstance(target, dict):
             raise ConfigError(f"config section {section!r} must be a mapping")
-        target[key] = yaml.safe_load(value) if key == "extra_args" else value
+        target[key] = _env_list(name, value) if key == "extra_args" else value
+
+
+def _env_list(name: str, value: str) -> Any:
+    """A list in an environment variable, written as YAML: ``["--a", "--b"]``."""
+    try:
+        return yaml.safe_load(value)
+    except yaml.YAMLError:
+        raise ConfigError(
+            f"{name} (browser.extra_args) is not a valid YAML list: {value!r}",
+            hint='write it as ["--flag-one", "--flag-two"]',
+        ) from None

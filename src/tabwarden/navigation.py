@@ -117,6 +117,12 @@ def normalize_url(url: str) -> str:
     if not isinstance(url, str) or not url.strip():
         raise InvalidURL("the URL is empty", url=str(url))
     url = url.strip()
+    if url.lower().startswith("javascript:"):
+        raise InvalidURL(
+            "javascript: URLs are not navigations",
+            url=url,
+            hint="run script with evaluate instead",
+        )
     bare = _BARE_HOST.match(url)
     if bare and "." not in bare["host"] and bare["host"] != "localhost" and ":" not in url:
         raise InvalidURL(f"{url!r} is not a URL", url=url)
@@ -126,12 +132,6 @@ def normalize_url(url: str) -> str:
         url = ("http://" if local else "https://") + url
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
-    if scheme == "javascript":
-        raise InvalidURL(
-            "javascript: URLs are not navigations",
-            url=url,
-            hint="run script with evaluate instead",
-        )
     if scheme not in _ALLOWED_SCHEMES:
         raise InvalidURL(
             f"{url!r} has no supported scheme",

@@ -31,7 +31,8 @@ def workspace_profile_dir(
     workspace = (workspace or Path.cwd()).resolve()
     digest = hashlib.sha256(str(workspace).encode()).hexdigest()[:12]
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", workspace.name)[:40] or "root"
-    safe_session = re.sub(r"[^A-Za-z0-9_.-]+", "-", session_name)[:60] or "default"
+    # No leading dot: "." or ".." must never step outside the workspace folder.
+    safe_session = re.sub(r"[^A-Za-z0-9_.-]+", "-", session_name)[:60].lstrip(".-") or "default"
     return root / "profiles" / f"{slug}-{digest}" / safe_session
 
 
