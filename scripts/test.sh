@@ -7,4 +7,5 @@ echo "== ruff"
 echo "== mypy --strict (src)"
 .venv/bin/mypy
 echo "== pytest"
-exec .venv/bin/pytest "$@"
+# Two workers, one test module per worker: modules share one Chromium each.
+exec .venv/bin/pytest -n 2 --dist loadfile "$@"

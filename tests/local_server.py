@@ -66,12 +66,20 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         self.wfile.write(data)
 
 
+class _QuietServer(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        # A browser that gave up on a slow response (a test's deadline) closes
+        # the socket under us: expected, not worth a traceback.
+        pass
+
+
 class LocalServer:
     """Serves on ``host`` at a port the OS picks, in a daemon thread."""
 
     def __init__(self, host: str = "127.0.0.1") -> None:
-        self._server = http.server.ThreadingHTTPServer((host, 0), _Handler)
-        self._server.daemon_threads = True
+        self._server = _QuietServer((host, 0), _Handler)
         self.host = host
         self.port = self._server.server_address[1]
         self.base = f"http://{host}:{self.port}"

@@ -122,35 +122,50 @@ class Budget:
     ) -> T:
         """Await ``awaitable`` within this budget.
 
-        On expiry the awaitable is cancelled and ``on_timeout()`` (default: a
+        On expiry the wait is cancelled and ``on_timeout()`` (default: a
         DeadlineExceeded naming ``what``) is raised; on ``cancel()`` it is
-        cancelled and :class:`Cancelled` is raised.
+        cancelled and :class:`Cancelled` is raised. The awaitable runs in the
+        calling task (no extra task per call: this sits under every CDP command).
         """
-        future = asyncio.ensure_future(awaitable)
         if self._cancel_reason is not None:
-            future.cancel()
+            _discard(awaitable)
             raise Cancelled(f"{what} was aborted: {self._cancel_reason}")
+        task = asyncio.current_task()
+        assert task is not None, "Budget.run must be awaited inside a task"
         loop = asyncio.get_running_loop()
+        state = {"waiting": True, "cancelled_here": False}
 
-        def cancel_future() -> None:
-            loop.call_soon_threadsafe(future.cancel)
+        def cancel_in_loop() -> None:
+            # Runs on the loop thread; the wait may have ended meanwhile.
+            if state["waiting"]:
+                state["cancelled_here"] = True
+                task.cancel()
 
-        registered = self._on_cancel(cancel_future)
+        def cancel_task() -> None:
+            loop.call_soon_threadsafe(cancel_in_loop)
+
+        registered = self._on_cancel(cancel_task)
+        scope = asyncio.timeout(self.remaining())
         try:
-            return await asyncio.wait_for(future, self.remaining())
+            async with scope:
+                return await awaitable
         except TimeoutError:
+            if not scope.expired():
+                raise  # a deeper budget's timeout: not ours to rename
             if on_timeout is not None:
                 raise on_timeout() from None
             raise DeadlineExceeded(
                 f"{what} did not finish within {self.timeout_s * 1000:.0f} ms"
             ) from None
         except asyncio.CancelledError:
-            if self._cancel_reason is not None and future.cancelled():
+            if state["cancelled_here"]:
+                task.uncancel()
                 raise Cancelled(f"{what} was aborted: {self._cancel_reason}") from None
             raise
         finally:
+            state["waiting"] = False
             if registered:
-                self._remove_callback(cancel_future)
+                self._remove_callback(cancel_task)
 
     async def sleep(self, seconds: float) -> None:
         """Sleep at most ``seconds`` and never past the deadline (for polling loops)."""
@@ -178,6 +193,14 @@ class Budget:
         with self._lock:
             if callback in self._callbacks:
                 self._callbacks.remove(callback)
+
+
+def _discard(awaitable: Awaitable[object]) -> None:
+    """Dispose of an awaitable that will never be awaited (no 'never awaited' warning)."""
+    if asyncio.iscoroutine(awaitable):
+        awaitable.close()
+    elif isinstance(awaitable, asyncio.Future):
+        awaitable.cancel()
 
 
 def _check_seconds(value: float, name: str) -> None:
