@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import ConfigError
 
-__all__ = ["BrowserConfig", "Config", "TimeoutConfig", "load_config"]
+__all__ = ["BrowserConfig", "Config", "TimeoutConfig", "config_reference", "load_config"]
 
 _MAX_TIMEOUT_MS = 600_000
 
@@ -31,8 +31,8 @@ class _Section(BaseModel):
 class BrowserConfig(_Section):
     executable: str | None = Field(
         None,
-        description="Path or name of the Chromium-based browser to launch. Unset: "
-        "$TABWARDEN_CHROME, then chromium, chromium-browser, google-chrome, "
+        description="Path or name of the Chromium-based browser to launch ($TABWARDEN_CHROME "
+        "wins over it). Unset: the first of chromium, chromium-browser, google-chrome, "
         "google-chrome-stable, microsoft-edge on PATH.",
     )
     headless: bool = Field(True, description="Run without a window. A window needs a display.")
@@ -158,3 +158,27 @@ def _env_list(name: str, value: str) -> Any:
             f"{name} (browser.extra_args) is not a valid YAML list: {value!r}",
             hint='write it as ["--flag-one", "--flag-two"]',
         ) from None
+
+
+def config_reference() -> str:
+    """docs/configuration.md, generated from the field descriptions (a test keeps it true)."""
+    lines = [
+        "# Configuration reference",
+        "",
+        "Generated from `src/tabwarden/config.py`; do not edit by hand.",
+        "",
+        "Sources, later ones winning: defaults; a YAML file (the path given to",
+        "`load_config`, else `$TABWARDEN_CONFIG`, else `./tabwarden.yaml`);",
+        "environment variables `TABWARDEN_<SECTION>__<KEY>` (e.g.",
+        "`TABWARDEN_BROWSER__HEADLESS=false`), plus `TABWARDEN_CHROME` for",
+        "`browser.executable` and `TABWARDEN_DATA_DIR` for `browser.data_dir`.",
+        "Unknown keys are errors.",
+    ]
+    for section, field_info in Config.model_fields.items():
+        model = field_info.default_factory
+        assert isinstance(model, type) and issubclass(model, BaseModel)
+        lines += ["", f"## `{section}`", "", "| key | default | meaning |", "|---|---|---|"]
+        for key, info in model.model_fields.items():
+            default = info.get_default(call_default_factory=True)
+            lines.append(f"| `{key}` | `{default!r}` | {info.description or ''} |")
+    return "\n".join(lines) + "\n"
