@@ -436,13 +436,21 @@ class BrowserSession:
             self._spawn(asyncio.get_running_loop().create_task(self._release(session_id)))
             return
         tab = self._register(info["targetId"], info)
+        if tab._session is not None:
+            # Another session on a page we already drive (an explicit
+            # Target.attachToTarget, e.g. for isolated evaluation): not the tab's.
+            return
         session = CDPSession(connection, session_id, info["targetId"])
         self._spawn(tab._bind(session, bool(event.params.get("waitingForDebugger"))))
 
     def _on_detached(self, event: Event) -> None:
         session_id = event.params.get("sessionId")
-        if session_id:
-            self.connection.drop_session(session_id)
+        if not session_id:
+            return
+        self.connection.drop_session(session_id)
+        tab = self._tabs.get(event.params.get("targetId", ""))
+        if tab is not None and tab._session is not None and tab._session.session_id == session_id:
+            tab._unbind()
 
     async def _release(self, session_id: str) -> None:
         """Resume and detach a target that is not a page (the filter should prevent it)."""

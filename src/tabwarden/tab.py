@@ -62,6 +62,7 @@ class Tab:
         self.pending_dialog: DialogInfo | None = None
         self.navigated = False
         self._created_here = False
+        self._detached = False
         """True once anything loaded in this tab beyond its first blank page."""
 
     def __repr__(self) -> str:
@@ -177,6 +178,13 @@ class Tab:
             self._setup(session, waiting_for_debugger), name=f"tab-setup {self.id}"
         )
 
+    def _unbind(self) -> None:
+        """The tab's CDP session detached; the next call attaches a new one."""
+        self._session = None
+        self._detached = True
+        if self._ready.done():
+            self._ready = asyncio.get_running_loop().create_future()
+
     def _mark_closed(self, reason: str) -> None:
         if self._closed_reason is None:
             self._closed_reason = reason
@@ -235,6 +243,11 @@ class Tab:
     async def _ready_session(self, budget: Budget) -> CDPSession:
         if self._closed_reason is not None:
             raise self._closed_error()
+        if self._detached:
+            # Our session detached but the page lives on: attach again; the
+            # attachedToTarget event binds and sets up the new session.
+            self._detached = False
+            await self._browser._browser_cdp().attach(self.target_id, budget=budget)
         await budget.run(asyncio.shield(self._ready), what=f"waiting for tab {self.id}")
         assert self._session is not None
         return self._session

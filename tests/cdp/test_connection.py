@@ -143,3 +143,34 @@ async def test_connect_to_a_closed_port_raises_endpoint_error(closed_port):
     with pytest.raises(EndpointError) as caught:
         await CDPConnection.connect(f"ws://127.0.0.1:{closed_port}/devtools/browser/x", Budget(5))
     assert "--remote-debugging-port" in caught.value.hint
+
+
+async def test_a_second_flatten_session_on_the_same_target_is_independent(browser):
+    tab = await browser.current_tab()
+    root = CDPSession(browser.connection, None)
+    extra = await root.attach(tab.target_id, budget=Budget(5))
+    assert extra.session_id and extra.session_id != (await _page_session(browser)).session_id
+    assert await _evaluate(extra, "6 * 7", Budget(5)) == 42
+    seen: list[Event] = []
+    extra.subscribe("Runtime.consoleAPICalled", seen.append)
+    await extra.detach(budget=Budget(5))
+    with pytest.raises(CDPError):
+        await extra.send("Runtime.evaluate", {"expression": "1"}, budget=Budget(5))
+    assert browser.connection.stats["subscribers"] >= 0
+    assert await _evaluate(await _page_session(browser), "'tab unaffected'", Budget(5)) == (
+        "tab unaffected"
+    )
+
+
+async def test_a_tab_whose_session_detached_reattaches_on_its_next_call(browser, server):
+    tab = await browser.new_tab(server.url("/index.html"))
+    old = await tab._ready_session(Budget(5))
+    await old.detach(budget=Budget(5))
+    budget = Budget(5)
+    while tab._session is not None:
+        budget.check("waiting for the detach event")
+        await budget.sleep(0.01)
+    result = await tab.navigate(server.url("/second.html"))
+    assert result.title == "Second page" and result.status == 200
+    assert tab._session is not None and tab._session.session_id != old.session_id
+    await tab.close()

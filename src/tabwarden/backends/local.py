@@ -198,8 +198,8 @@ class LocalChromium:
             code = self._process.poll()
             if code is not None:
                 raise BrowserLaunchError(
-                    f"the browser {self.exit_status()} before it opened its DevTools port; "
-                    f"its output ends with:\n{self._log_tail()}"
+                    f"the browser {self.exit_status()} before it opened its DevTools port"
+                    + self._output_note()
                 )
             with contextlib.suppress(FileNotFoundError, ValueError):
                 lines = port_file.read_text().splitlines()
@@ -208,10 +208,14 @@ class LocalChromium:
             if budget.expired:
                 raise DeadlineExceeded(
                     f"the browser did not open its DevTools port within "
-                    f"{budget.timeout_s * 1000:.0f} ms; its output ends with:\n{self._log_tail()}",
+                    f"{budget.timeout_s * 1000:.0f} ms" + self._output_note(),
                     hint="retry with a larger timeouts.launch_ms, or check the browser output",
                 )
             await budget.sleep(_POLL_S)
+
+    def _output_note(self) -> str:
+        tail = self._log_tail()
+        return f"; its output ends with:\n{tail}" if tail else " (it printed nothing)"
 
     def _log_tail(self) -> str:
         if self._run_dir is None:

@@ -56,7 +56,7 @@ class _Narrator:
         began = time.perf_counter()
         try:
             yield said
-        except (TabwardenError, DemoFailed) as exc:
+        except (TabwardenError, DemoFailed, OSError) as exc:
             if self.failed is None:
                 self.failed = name
                 self._say(name, began, f"FAIL: {exc}")
