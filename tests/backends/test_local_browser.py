@@ -184,7 +184,8 @@ async def test_no_orphan_browser_or_profile_when_python_dies(how, tmp_path):
         line = await asyncio.wait_for(asyncio.to_thread(child.stdout.readline), 30)
         _pid, profile_text = line.split()
         profile = Path(profile_text)
-        assert profile.is_dir()
+        if how != "raise":  # a raising child may already have cleaned up
+            assert profile.is_dir()
         if how == "sigterm":
             child.send_signal(signal.SIGTERM)
         elif how == "sigkill":
