@@ -19,13 +19,10 @@ import functools
 import inspect
 import threading
 from collections.abc import Callable, Coroutine
-from pathlib import Path
 from typing import Any, TypeVar
 
 from . import api
-from .backends.external import ConsentCheck
 from .backends.reaper import reaper
-from .config import Config
 from .manager import SessionManager as AsyncSessionManager
 from .session import BrowserSession as AsyncBrowserSession
 from .tab import Tab as AsyncTab
@@ -164,39 +161,27 @@ BrowserSession = _derive(AsyncBrowserSession, closer="close")
 SessionManager = _derive(AsyncSessionManager, closer="close_all")
 
 
-def launch(
-    *,
-    isolated: bool | None = None,
-    headless: bool | None = None,
-    executable: str | None = None,
-    workspace: str | Path | None = None,
-    args: tuple[str, ...] = (),
-    name: str = "default",
-    config: Config | None = None,
-    timeout_ms: float | None = None,
-) -> Any:
-    """Launch a browser and return its started session (usable with ``with``)."""
-    start = api.launch(
-        isolated=isolated,
-        headless=headless,
-        executable=executable,
-        workspace=workspace,
-        args=args,
-        name=name,
-        config=config,
-        timeout_ms=timeout_ms,
+def _entry(start: Callable[..., api.SessionStart], doc: str) -> Callable[..., Any]:
+    """The sync twin of ``launch``/``attach``: same parameters, returns the started session."""
+
+    def entry(*args: Any, **kwargs: Any) -> Any:
+        return _wrap(run(start(*args, **kwargs)._start()))
+
+    entry.__name__ = entry.__qualname__ = start.__name__
+    entry.__doc__ = doc
+    entry.__signature__ = inspect.signature(start).replace(  # type: ignore[attr-defined]
+        return_annotation="BrowserSession"
     )
-    return _wrap(run(start._start()))
+    return entry
 
 
-def attach(
-    cdp_url: str,
-    *,
-    consent: ConsentCheck | None = None,
-    name: str = "default",
-    config: Config | None = None,
-    timeout_ms: float | None = None,
-) -> Any:
-    """Attach to a running browser by its CDP endpoint and return the started session."""
-    start = api.attach(cdp_url, consent=consent, name=name, config=config, timeout_ms=timeout_ms)
-    return _wrap(run(start._start()))
+launch = _entry(
+    api.launch,
+    "Launch a local Chromium; returns its started session (use it with ``with``).\n\n"
+    + (api.launch.__doc__ or ""),
+)
+attach = _entry(
+    api.attach,
+    "Attach to a running browser by its CDP endpoint; returns the started session.\n\n"
+    + (api.attach.__doc__ or ""),
+)
