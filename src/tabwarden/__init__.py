@@ -18,6 +18,7 @@ from .backends.local import LocalChromium, LocalOptions
 from .budget import Budget
 from .config import Config, load_config
 from .errors import (
+    ActionError,
     BrowserCrashed,
     BrowserError,
     BrowserLaunchError,
@@ -29,6 +30,7 @@ from .errors import (
     ConnectionLost,
     ConsentRequired,
     DeadlineExceeded,
+    DialogBlocking,
     EndpointError,
     InvalidArgument,
     InvalidURL,
@@ -36,23 +38,29 @@ from .errors import (
     NavigationFailed,
     NavigationTimeout,
     NoHistoryEntry,
+    NotActionable,
     ProfileInUse,
+    RefError,
     SessionClosed,
     SessionError,
     SessionNotFound,
+    StaleRefError,
     TabClosed,
     TabError,
     TabNotFound,
     TabwardenError,
+    UnknownRef,
 )
 from .manager import SessionManager
 from .navigation import DialogInfo, NavigationResult
 from .session import BrowserSession
+from .snapshot import Snapshot, SnapshotNode
 from .tab import Tab, TabInfo
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "ActionError",
     "AttachRequest",
     "Backend",
     "BrowserCrashed",
@@ -70,6 +78,7 @@ __all__ = [
     "ConnectionLost",
     "ConsentRequired",
     "DeadlineExceeded",
+    "DialogBlocking",
     "DialogInfo",
     "Endpoint",
     "EndpointError",
@@ -82,18 +91,24 @@ __all__ = [
     "NavigationResult",
     "NavigationTimeout",
     "NoHistoryEntry",
+    "NotActionable",
     "ProfileInUse",
+    "RefError",
     "SessionClosed",
     "SessionError",
     "SessionManager",
     "SessionNotFound",
     "SessionStart",
+    "Snapshot",
+    "SnapshotNode",
+    "StaleRefError",
     "Tab",
     "TabClosed",
     "TabError",
     "TabInfo",
     "TabNotFound",
     "TabwardenError",
+    "UnknownRef",
     "__version__",
     "attach",
     "launch",

@@ -25,6 +25,12 @@ Every error a caller can see derives from :class:`TabwardenError` and carries a
     * :class:`TabError`
         * :class:`TabNotFound`
         * :class:`TabClosed`
+    * :class:`RefError` — a ref or selector that names no element to act on
+        * :class:`StaleRefError` — the element is gone or its document navigated away
+        * :class:`UnknownRef` — no such ref, or a selector that matches nothing
+    * :class:`ActionError` — an action could not be done
+        * :class:`NotActionable` — hidden, disabled, covered, moving, or not editable
+    * :class:`DialogBlocking` — a dialog blocks the page's script; answer it first
     * :class:`NavigationError`
         * :class:`InvalidURL`
         * :class:`NavigationFailed` — the network or the browser refused the load
@@ -34,6 +40,7 @@ Every error a caller can see derives from :class:`TabwardenError` and carries a
 from __future__ import annotations
 
 __all__ = [
+    "ActionError",
     "BrowserCrashed",
     "BrowserError",
     "BrowserLaunchError",
@@ -45,6 +52,7 @@ __all__ = [
     "ConnectionLost",
     "ConsentRequired",
     "DeadlineExceeded",
+    "DialogBlocking",
     "EndpointError",
     "InvalidArgument",
     "InvalidURL",
@@ -52,14 +60,18 @@ __all__ = [
     "NavigationFailed",
     "NavigationTimeout",
     "NoHistoryEntry",
+    "NotActionable",
     "ProfileInUse",
+    "RefError",
     "SessionClosed",
     "SessionError",
     "SessionNotFound",
+    "StaleRefError",
     "TabClosed",
     "TabError",
     "TabNotFound",
     "TabwardenError",
+    "UnknownRef",
 ]
 
 
@@ -183,6 +195,39 @@ class TabNotFound(TabError):
 
 class TabClosed(TabError):
     default_hint = "this tab is gone; list tabs and pick another, or open a new one"
+
+
+class RefError(TabwardenError):
+    def __init__(self, message: str, *, ref: str = "", hint: str | None = None) -> None:
+        self.ref = ref
+        super().__init__(message, hint=hint)
+
+
+class StaleRefError(RefError):
+    default_hint = "take a new snapshot and use the refs it gives"
+
+
+class UnknownRef(RefError):
+    default_hint = "use a ref from the latest snapshot of this tab (e.g. e7), or a CSS selector"
+
+
+class ActionError(TabwardenError):
+    pass
+
+
+class NotActionable(ActionError):
+    def __init__(self, message: str, *, ref: str = "", reason: str = "", hint: str | None = None):
+        self.ref = ref
+        self.reason = reason
+        super().__init__(message, hint=hint)
+
+
+class DialogBlocking(TabwardenError):
+    """A JavaScript dialog is open: the page's script is paused until it is answered."""
+
+    def __init__(self, message: str, *, dialog_type: str = "", hint: str | None = None):
+        self.dialog_type = dialog_type
+        super().__init__(message, hint=hint)
 
 
 class NavigationError(TabwardenError):

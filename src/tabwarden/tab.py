@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -10,7 +11,17 @@ from typing import TYPE_CHECKING, Any
 from .budget import Budget
 from .cdp.protocol import Event
 from .cdp.session import CDPSession
-from .errors import CDPError, NavigationFailed, NoHistoryEntry, TabClosed
+from .errors import (
+    CDPError,
+    InvalidArgument,
+    NavigationFailed,
+    NoHistoryEntry,
+    StaleRefError,
+    TabClosed,
+    TabwardenError,
+    UnknownRef,
+)
+from .frames import AUTO_ATTACH_IFRAMES, FrameRegistry, FrameTracker
 from .navigation import (
     DialogInfo,
     NavigationResult,
@@ -21,6 +32,10 @@ from .navigation import (
     navigation_failure,
     normalize_url,
 )
+from .snapshot import DEFAULT_MAX_CHARS, RefTable, Snapshot, SnapshotNode, page_lines, parse_ref
+from .snapshot.build import build_tree
+from .snapshot.capture import capture_frames
+from .snapshot.render import render_lines
 
 if TYPE_CHECKING:
     from .session import BrowserSession
@@ -63,6 +78,10 @@ class Tab:
         self.navigated = False
         self._created_here = False
         self._detached = False
+        self._frames: FrameTracker | None = None
+        self.refs = RefTable()
+        """This tab's refs: one space across all its frames."""
+        self._last_view: list[str] = []
         """True once anything loaded in this tab beyond its first blank page."""
 
     def __repr__(self) -> str:
@@ -89,6 +108,17 @@ class Tab:
         if self._opener_target is None:
             return None
         return self._browser._tab_by_target(self._opener_target)
+
+    @property
+    def frames(self) -> FrameRegistry:
+        """The tab's frames and the sessions that render them (OOPIFs have their own)."""
+        if self._frames is None:
+            raise (
+                self._closed_error()
+                if self.closed
+                else TabClosed(f"tab {self.id} is not attached yet", hint="retry in a moment")
+            )
+        return self._frames.registry
 
     def info(self) -> TabInfo:
         opener = self.opener
@@ -142,6 +172,57 @@ class Tab:
     ) -> NavigationResult:
         return await self._go_history(+1, wait_until, timeout_ms)
 
+    # ---- snapshot ------------------------------------------------------------------
+
+    async def snapshot(
+        self,
+        *,
+        full: bool = False,
+        scope: str | None = None,
+        max_chars: int = DEFAULT_MAX_CHARS,
+        cursor: int = 0,
+        find: str | None = None,
+        timeout_ms: float | None = None,
+    ) -> Snapshot:
+        """The page as an accessibility tree with refs, across all its frames.
+
+        Interactive view by default (what can be acted on, with headings and
+        frames for context); ``full=True`` for all content. ``scope`` limits it
+        to one ref's subtree, ``find`` (text or ``/regex/``) to matching lines;
+        ``max_chars`` pages the text, ``cursor`` resumes where a page ended.
+        """
+        async with self._browser._operation(timeout_ms, "action") as budget:
+            return await self._snapshot(
+                budget, full=full, scope=scope, max_chars=max_chars, cursor=cursor, find=find
+            )
+
+    async def dialog(
+        self,
+        action: str = "accept",
+        *,
+        prompt_text: str | None = None,
+        timeout_ms: float | None = None,
+    ) -> DialogInfo:
+        """Answer the open JavaScript dialog (``accept`` or ``dismiss``); returns what it was."""
+        if action not in ("accept", "dismiss"):
+            raise InvalidArgument(
+                f"action={action!r} is not a dialog answer", hint="use 'accept' or 'dismiss'"
+            )
+        async with self._browser._operation(timeout_ms, "action") as budget:
+            dialog = self.pending_dialog
+            if dialog is None:
+                raise InvalidArgument(
+                    f"no dialog is open in tab {self.id}",
+                    hint="dialogs are reported by navigate, actions and snapshots when they open",
+                )
+            params: dict[str, Any] = {"accept": action == "accept"}
+            if prompt_text is not None:
+                params["promptText"] = prompt_text
+            session = await self._ready_session(budget)
+            await session.send("Page.handleJavaScriptDialog", params, budget=budget)
+            self.pending_dialog = None
+            return dialog
+
     # ---- tab control ---------------------------------------------------------------
 
     async def activate(self, *, timeout_ms: float | None = None) -> Tab:
@@ -172,6 +253,9 @@ class Tab:
     def _bind(self, session: CDPSession, waiting_for_debugger: bool) -> asyncio.Task[None]:
         """Attach this tab to its CDP session and enable what navigation needs."""
         self._session = session
+        if self._frames is not None:
+            self._frames.close()
+        self._frames = FrameTracker(session, self.target_id)
         session.subscribe("Page.javascriptDialogOpening", self._on_dialog_opening)
         session.subscribe("Page.javascriptDialogClosed", self._on_dialog_closed)
         return asyncio.get_running_loop().create_task(
@@ -182,12 +266,17 @@ class Tab:
         """The tab's CDP session detached; the next call attaches a new one."""
         self._session = None
         self._detached = True
+        if self._frames is not None:
+            self._frames.close()
+            self._frames = None
         if self._ready.done():
             self._ready = asyncio.get_running_loop().create_future()
 
     def _mark_closed(self, reason: str) -> None:
         if self._closed_reason is None:
             self._closed_reason = reason
+        if self._frames is not None:
+            self._frames.close()
         if not self._ready.done():
             self._ready.set_exception(self._closed_error())
             self._ready.exception()  # nobody may be waiting; do not log it
@@ -204,6 +293,7 @@ class Tab:
             ("Page.enable", None),
             ("Page.setLifecycleEventsEnabled", {"enabled": True}),
             ("Network.enable", None),
+            ("Target.setAutoAttach", AUTO_ATTACH_IFRAMES),
         ]
         if waiting_for_debugger:
             commands.append(("Runtime.runIfWaitingForDebugger", None))
@@ -214,6 +304,11 @@ class Tab:
         for (method, _), result in zip(commands, results, strict=True):
             if isinstance(result, BaseException):
                 logger.warning("setting up tab %s: %s failed: %s", self.id, method, result)
+        if self._frames is not None:
+            try:
+                await self._frames.seed(budget)
+            except TabwardenError as exc:
+                logger.warning("reading the frame tree of tab %s failed: %s", self.id, exc)
         if not self._ready.done():
             self._ready.set_result(None)
 
@@ -240,6 +335,70 @@ class Tab:
                 finish=lambda outcome: self._finish(outcome, budget),
             )
 
+    async def _snapshot(
+        self,
+        budget: Budget,
+        *,
+        full: bool = False,
+        scope: str | None = None,
+        max_chars: int = DEFAULT_MAX_CHARS,
+        cursor: int = 0,
+        find: str | None = None,
+    ) -> Snapshot:
+        await self._ready_session(budget)
+        tracker = self._frames
+        assert tracker is not None
+        header = [f"# tab {self.id} · {json.dumps(self.title, ensure_ascii=False)} · {self.url}"]
+        if self.pending_dialog is not None:
+            # The page's script is paused: no tree can be read until the dialog is answered.
+            dialog = self.pending_dialog
+            header.append(
+                f"# dialog open: {dialog.type} {json.dumps(dialog.message, ensure_ascii=False)}"
+                " — answer it with dialog('accept' or 'dismiss') before anything else"
+            )
+            root = SnapshotNode(role="document", frame=self.target_id)
+            page = page_lines(header, [], max_chars=max_chars, cursor=0)
+            return Snapshot(self.id, self.url, self.title, full, root, page, [])
+        await tracker.settled(budget)
+        data, _ = await asyncio.gather(
+            capture_frames(tracker.registry, budget), self._refresh_info(budget)
+        )
+        root = build_tree(data, self.target_id, self.refs)
+        header[0] = f"# tab {self.id} · {json.dumps(self.title, ensure_ascii=False)} · {self.url}"
+        view = root
+        if scope is not None:
+            view = self._scope_node(root, scope)
+            header.append(f"# scope {view.ref}")
+        lines = render_lines(view, full=full, page_url=self.url)
+        if not full and scope is None:
+            self._last_view = lines
+        page = page_lines(header, lines, max_chars=max_chars, cursor=cursor, find=find)
+        return Snapshot(self.id, self.url, self.title, full, view, page, lines)
+
+    def _scope_node(self, root: SnapshotNode, scope: str) -> SnapshotNode:
+        ref = parse_ref(scope)
+        if ref is None:
+            raise InvalidArgument(
+                f"scope={scope!r} is not a ref", hint="pass a ref from a snapshot, such as e7"
+            )
+        for node in root.walk():
+            if node.ref == ref:
+                return node
+        entry = self.refs.get(ref)
+        if entry is None:
+            raise UnknownRef(f"no ref {ref} in tab {self.id}", ref=ref)
+        raise StaleRefError(f"{entry.describe()} is no longer on the page", ref=ref)
+
+    async def _refresh_info(self, budget: Budget) -> None:
+        """URL and title from the browser's target info (never waits on the page)."""
+        try:
+            reply = await self._browser._browser_cdp().send(
+                "Target.getTargetInfo", {"targetId": self.target_id}, budget=budget.child(2.0)
+            )
+            self._update_info(reply.get("targetInfo", {}))
+        except CDPError as exc:
+            logger.debug("reading the target info of tab %s failed: %s", self.id, exc)
+
     async def _ready_session(self, budget: Budget) -> CDPSession:
         if self._closed_reason is not None:
             raise self._closed_error()
@@ -256,16 +415,9 @@ class Tab:
         return TabClosed(f"tab {self.id} is closed: {self._closed_reason}")
 
     async def _finish(self, outcome: _Outcome, budget: Budget) -> NavigationResult:
+        await self._refresh_info(budget)
         title = self.title
-        url = outcome.url or self._url
-        try:
-            reply = await self._browser._browser_cdp().send(
-                "Target.getTargetInfo", {"targetId": self.target_id}, budget=budget.child(2.0)
-            )
-            self._update_info(reply.get("targetInfo", {}))
-            title, url = self.title, self._url or url
-        except CDPError as exc:
-            logger.debug("reading the title of tab %s failed: %s", self.id, exc)
+        url = self._url or outcome.url
         return NavigationResult(
             tab_id=self.id,
             url=url,

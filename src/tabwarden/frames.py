@@ -1,0 +1,278 @@
+"""The frames of one tab and the CDP session that renders each of them.
+
+Same-origin iframes live in their parent's process and share its session;
+cross-origin iframes (OOPIFs) are targets of their own, auto-attached in
+flatten mode, and get their own session. Updated from ``Page.frame*`` events
+and target attach/detach; read without awaiting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .budget import Budget
+from .cdp.protocol import Event, Subscription
+from .cdp.session import CDPSession
+from .errors import TabwardenError
+
+logger = logging.getLogger("tabwarden.frames")
+
+__all__ = ["AUTO_ATTACH_IFRAMES", "FrameInfo", "FrameRegistry", "FrameTracker"]
+
+
+@dataclass(frozen=True, slots=True)
+class FrameInfo:
+    frame_id: str
+    parent_id: str | None
+    url: str
+    loader_id: str
+    session_id: str | None
+    is_oopif: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "frame_id": self.frame_id,
+            "parent": self.parent_id,
+            "url": self.url,
+            "is_oopif": self.is_oopif,
+            "session_id": self.session_id,
+        }
+
+
+class FrameRegistry:
+    """frame id → (parent, url, loader, rendering session) for one tab."""
+
+    def __init__(self, main_frame_id: str, main_session: CDPSession) -> None:
+        self.main_frame_id = main_frame_id
+        self._frames: dict[str, FrameInfo] = {}
+        self._sessions: dict[str | None, CDPSession] = {main_session.session_id: main_session}
+        self.main_session = main_session
+
+    # ---- reading -------------------------------------------------------------------
+
+    def get(self, frame_id: str) -> FrameInfo | None:
+        return self._frames.get(frame_id)
+
+    def frames(self) -> list[FrameInfo]:
+        return list(self._frames.values())
+
+    def session_for(self, frame_id: str) -> CDPSession:
+        """The session that renders ``frame_id`` (the main session when unknown)."""
+        info = self._frames.get(frame_id)
+        if info is None:
+            return self.main_session
+        return self._sessions.get(info.session_id, self.main_session)
+
+    def sessions(self) -> list[CDPSession]:
+        return list(self._sessions.values())
+
+    def frames_of(self, session: CDPSession) -> list[FrameInfo]:
+        """Frames rendered by one session, parents before children."""
+        return [f for f in self._frames.values() if f.session_id == session.session_id]
+
+    def loader_of(self, frame_id: str) -> str | None:
+        info = self._frames.get(frame_id)
+        return info.loader_id if info else None
+
+    # ---- updating (from events) ----------------------------------------------------
+
+    def add_session(self, session: CDPSession) -> None:
+        self._sessions[session.session_id] = session
+
+    def remove_session(self, session_id: str) -> None:
+        """A child session went away; its frames stay known until detached or re-attached."""
+        self._sessions.pop(session_id, None)
+
+    def seed(self, tree: dict[str, Any], session: CDPSession, *, oopif_root: bool = False) -> None:
+        """Load a ``Page.getFrameTree`` result rendered by ``session``."""
+        self._seed(tree, session, None, oopif_root)
+
+    def _seed(
+        self, tree: dict[str, Any], session: CDPSession, parent: str | None, oopif: bool
+    ) -> None:
+        frame = tree.get("frame", {})
+        self.navigated(frame, session, is_oopif=oopif)
+        for child in tree.get("childFrames", ()):
+            self._seed(child, session, frame.get("id"), False)
+
+    def navigated(
+        self, frame: dict[str, Any], session: CDPSession, *, is_oopif: bool | None = None
+    ) -> None:
+        """``Page.frameNavigated``: the frame is rendered by ``session`` with a new document."""
+        frame_id = frame.get("id", "")
+        old = self._frames.get(frame_id)
+        self._frames[frame_id] = FrameInfo(
+            frame_id=frame_id,
+            parent_id=frame.get("parentId") or (old.parent_id if old else None),
+            url=frame.get("url", "") + frame.get("urlFragment", ""),
+            loader_id=frame.get("loaderId", ""),
+            session_id=session.session_id,
+            is_oopif=is_oopif if is_oopif is not None else (old.is_oopif if old else False),
+        )
+
+    def attached(self, frame_id: str, parent_id: str, session: CDPSession) -> None:
+        """``Page.frameAttached``: a child frame exists (its document comes later)."""
+        if frame_id not in self._frames:
+            self._frames[frame_id] = FrameInfo(
+                frame_id, parent_id, "", "", session.session_id, is_oopif=False
+            )
+
+    def became_oopif(self, frame_id: str, session: CDPSession, url: str) -> None:
+        """An iframe target attached: its frame is now rendered by its own session."""
+        self.add_session(session)
+        old = self._frames.get(frame_id)
+        self._frames[frame_id] = FrameInfo(
+            frame_id=frame_id,
+            parent_id=old.parent_id if old else None,
+            url=url or (old.url if old else ""),
+            loader_id=old.loader_id if old else "",
+            session_id=session.session_id,
+            is_oopif=True,
+        )
+
+    def detached(self, frame_id: str, *, swapped: bool = False) -> None:
+        """``Page.frameDetached``: removed, unless it only moved to another process."""
+        if swapped:
+            return
+        doomed = {frame_id}
+        changed = True
+        while changed:  # children go with their parent
+            changed = False
+            for info in self._frames.values():
+                if info.parent_id in doomed and info.frame_id not in doomed:
+                    doomed.add(info.frame_id)
+                    changed = True
+        for fid in doomed:
+            self._frames.pop(fid, None)
+
+    def set_loader(self, frame_id: str, loader_id: str) -> None:
+        info = self._frames.get(frame_id)
+        if info is not None and loader_id:
+            self._frames[frame_id] = replace(info, loader_id=loader_id)
+
+
+# Child frames attach paused (so none of their events is missed) and are resumed
+# once set up; nested OOPIFs are auto-attached by their parent's session the same way.
+AUTO_ATTACH_IFRAMES = {
+    "autoAttach": True,
+    "waitForDebuggerOnStart": True,
+    "flatten": True,
+    "filter": [{"type": "iframe"}],
+}
+_CHILD_SETUP_S = 10.0
+
+
+class FrameTracker:
+    """Keeps a tab's FrameRegistry current and sets up its OOPIF sessions."""
+
+    def __init__(self, main_session: CDPSession, main_frame_id: str) -> None:
+        self.registry = FrameRegistry(main_frame_id, main_session)
+        self._pending: set[asyncio.Future[None]] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._subscriptions: list[Subscription] = []
+        self._watch(main_session)
+
+    async def seed(self, budget: Budget) -> None:
+        """Load the main session's frame tree (call once its Page domain is enabled)."""
+        main = self.registry.main_session
+        tree = await main.send("Page.getFrameTree", budget=budget)
+        self.registry.seed(tree["frameTree"], main)
+
+    async def settled(self, budget: Budget) -> None:
+        """Wait until every attached child frame is set up (for a complete snapshot)."""
+        while self._pending:
+            await budget.run(
+                asyncio.gather(*list(self._pending), return_exceptions=True),
+                what="waiting for iframes to attach",
+            )
+
+    def close(self) -> None:
+        for subscription in self._subscriptions:
+            subscription.close()
+        for task in self._tasks:
+            task.cancel()
+
+    # ---- private -------------------------------------------------------------------
+
+    def _watch(self, session: CDPSession) -> None:
+        registry = self.registry
+
+        def on_navigated(event: Event) -> None:
+            registry.navigated(event.params.get("frame", {}), session)
+
+        def on_attached_frame(event: Event) -> None:
+            registry.attached(
+                event.params["frameId"], event.params.get("parentFrameId", ""), session
+            )
+
+        def on_detached_frame(event: Event) -> None:
+            registry.detached(event.params["frameId"], swapped=event.params.get("reason") == "swap")
+
+        for method, handler in (
+            ("Page.frameNavigated", on_navigated),
+            ("Page.frameAttached", on_attached_frame),
+            ("Page.frameDetached", on_detached_frame),
+            ("Target.attachedToTarget", lambda e: self._on_child_attached(session, e)),
+            ("Target.detachedFromTarget", self._on_child_detached),
+        ):
+            self._subscriptions.append(session.subscribe(method, handler))
+
+    def _on_child_attached(self, parent: CDPSession, event: Event) -> None:
+        info = event.params.get("targetInfo", {})
+        child = CDPSession(parent.connection, event.params["sessionId"], info.get("targetId"))
+        waiting = bool(event.params.get("waitingForDebugger"))
+        if info.get("type") != "iframe":
+            task = asyncio.get_running_loop().create_task(_release(child, waiting))
+        else:
+            self.registry.became_oopif(info["targetId"], child, info.get("url", ""))
+            self._watch(child)
+            task = asyncio.get_running_loop().create_task(self._setup_child(child, waiting))
+            done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self._pending.add(done)
+
+            def finished(_: object) -> None:
+                self._pending.discard(done)
+                done.set_result(None)
+
+            task.add_done_callback(finished)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _on_child_detached(self, event: Event) -> None:
+        session_id = event.params.get("sessionId")
+        if session_id:
+            self.registry.remove_session(session_id)
+
+    async def _setup_child(self, child: CDPSession, waiting: bool) -> None:
+        budget = Budget(_CHILD_SETUP_S)
+        commands: list[tuple[str, dict[str, Any] | None]] = [
+            ("Page.enable", None),
+            ("Target.setAutoAttach", AUTO_ATTACH_IFRAMES),
+        ]
+        if waiting:
+            commands.append(("Runtime.runIfWaitingForDebugger", None))
+        results = await asyncio.gather(
+            *(child.send(method, params, budget=budget) for method, params in commands),
+            return_exceptions=True,
+        )
+        for (method, _), result in zip(commands, results, strict=True):
+            if isinstance(result, BaseException):
+                logger.debug("setting up frame %s: %s failed: %s", child.target_id, method, result)
+        try:
+            tree = await child.send("Page.getFrameTree", budget=budget)
+            self.registry.seed(tree["frameTree"], child, oopif_root=True)
+        except (TabwardenError, KeyError) as exc:
+            logger.debug("reading the frame tree of %s failed: %s", child.target_id, exc)
+
+
+async def _release(session: CDPSession, waiting: bool) -> None:
+    """A worker or other non-frame target attached under a page: let it run, detach."""
+    budget = Budget(_CHILD_SETUP_S)
+    with contextlib.suppress(TabwardenError):
+        if waiting:
+            await session.send("Runtime.runIfWaitingForDebugger", budget=budget)
+        await session.detach(budget=budget)

@@ -1,0 +1,67 @@
+"""Snapshots: the page as an accessibility tree with refs, in text and JSON forms."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .model import Bounds, SnapshotNode
+from .refs import RefEntry, RefTable, parse_ref
+from .render import DEFAULT_MAX_CHARS, SnapshotDiff, SnapshotPage, diff_lines, page_lines
+
+__all__ = [
+    "DEFAULT_MAX_CHARS",
+    "Bounds",
+    "RefEntry",
+    "RefTable",
+    "Snapshot",
+    "SnapshotDiff",
+    "SnapshotNode",
+    "SnapshotPage",
+    "diff_lines",
+    "page_lines",
+    "parse_ref",
+]
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One snapshot of a tab: the node tree, and the requested page of its text form."""
+
+    tab_id: str
+    url: str
+    title: str
+    full: bool
+    root: SnapshotNode
+    page: SnapshotPage
+    lines: list[str] = field(repr=False)
+    """Every line of the requested view (before find and paging)."""
+
+    @property
+    def text(self) -> str:
+        return self.page.text
+
+    @property
+    def nodes(self) -> list[SnapshotNode]:
+        return self.root.children
+
+    def node(self, ref: str) -> SnapshotNode | None:
+        for node in self.root.walk():
+            if node.ref == ref:
+                return node
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form (Browser V2 node shape) plus the text page and its size."""
+        return {
+            "tab_id": self.tab_id,
+            "url": self.url,
+            "title": self.title,
+            "full": self.full,
+            "text": self.page.text,
+            "chars": self.page.chars,
+            "tokens": self.page.tokens,
+            "next_cursor": self.page.next_cursor,
+            "remaining_lines": self.page.remaining_lines,
+            "nodes": [node.to_dict() for node in self.nodes],
+        }

@@ -1,0 +1,265 @@
+"""The snapshot's text form: indented lines models already know, paged, searchable, sized.
+
+``- button "Submit" [ref=e7] [disabled]``, ``- textbox "Email" [ref=e4]: jane@x.org``,
+``- iframe "Pay" [ref=e11]:`` with the frame's nodes below it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from ..errors import InvalidArgument
+from .model import SnapshotNode
+
+__all__ = [
+    "DEFAULT_MAX_CHARS",
+    "SnapshotDiff",
+    "SnapshotPage",
+    "diff_lines",
+    "page_lines",
+    "render_lines",
+]
+
+DEFAULT_MAX_CHARS = 12_000
+_CONTEXT_ROLES = frozenset({"heading", "iframe", "dialog", "alertdialog", "alert"})
+_CONTAINERS = frozenset({"generic", "clickable", "document", "group", "none", "section"})
+_REF_IN_LINE = re.compile(r"\[ref=(e\d+)\]")
+_MAX_TEXT = 300
+
+
+def render_lines(root: SnapshotNode, *, full: bool, page_url: str = "") -> list[str]:
+    """The snapshot as lines: interactive view (default) or every node (``full``)."""
+    lines: list[str] = []
+    origin = _origin(page_url)
+
+    def emit(node: SnapshotNode, depth: int) -> None:
+        if _shown(node, full):
+            if node.role == "text":
+                if node.text:
+                    lines.append("  " * depth + "- text: " + _quote(node.text, _MAX_TEXT))
+                return
+            index = len(lines)
+            lines.append("")  # filled once we know whether children follow
+            before = len(lines)
+            if not (node.role == "combobox" and not node.expanded and not full):
+                for child in _children(node):
+                    emit(child, depth + 1)
+            lines[index] = "  " * depth + _line(node, origin, has_children=len(lines) > before)
+        else:
+            for child in _children(node):
+                emit(child, depth)
+
+    for child in _children(root):
+        emit(child, 0)
+    return lines
+
+
+def _children(node: SnapshotNode) -> list[SnapshotNode]:
+    """Children, with duplicated text dropped (a button's own label text)."""
+    out = []
+    for child in node.children:
+        if child.role == "text" and child.text and child.text.strip() == node.name.strip():
+            continue
+        out.append(child)
+    return out
+
+
+def _shown(node: SnapshotNode, full: bool) -> bool:
+    if node.role == "document":
+        return False
+    if full:
+        if node.role == "text":
+            return bool(node.text and node.text.strip())
+        return not (node.role in _CONTAINERS and not node.name and not node.clickable)
+    if node.role == "text":
+        return False
+    if node.interactive:
+        return node.bounds is not None or node.role == "option"
+    return node.role in _CONTEXT_ROLES
+
+
+def _line(node: SnapshotNode, origin: str, *, has_children: bool) -> str:
+    parts = [f"- {node.role}"]
+    if node.name:
+        parts.append(_quote(node.name, 120))
+    if node.ref:
+        parts.append(f"[ref={node.ref}]")
+    if node.level:
+        parts.append(f"[level={node.level}]")
+    for flag, on in (
+        ("disabled", node.disabled),
+        ("focused", node.focused),
+        ("selected", bool(node.selected)),
+        ("required", node.required),
+        ("readonly", node.readonly),
+        ("password", node.password),
+    ):
+        if on:
+            parts.append(f"[{flag}]")
+    if node.checked is True:
+        parts.append("[checked]")
+    elif node.checked == "mixed":
+        parts.append("[checked=mixed]")
+    if node.pressed is True:
+        parts.append("[pressed]")
+    if node.expanded is not None:
+        parts.append("[expanded]" if node.expanded else "[expanded=false]")
+    if node.url:
+        parts.append(f"[url={_short_url(node.url, origin)}]")
+    if node.covered_by:
+        parts.append(f"[covered by {node.covered_by}]")
+    text = " ".join(parts)
+    if node.value and not node.password:
+        return f"{text}: {_inline(node.value)}"
+    return text + (":" if has_children else "")
+
+
+@dataclass(frozen=True, slots=True)
+class SnapshotPage:
+    """One page of a snapshot's text, with its size and where to go on."""
+
+    text: str
+    chars: int
+    tokens: int
+    total_lines: int
+    cursor: int
+    next_cursor: int | None
+    remaining_lines: int
+
+
+def page_lines(
+    header: list[str],
+    lines: list[str],
+    *,
+    max_chars: int = DEFAULT_MAX_CHARS,
+    cursor: int = 0,
+    find: str | None = None,
+) -> SnapshotPage:
+    """Select (``find``), page (``cursor``, ``max_chars``) and size the lines."""
+    if not isinstance(max_chars, int) or isinstance(max_chars, bool) or max_chars < 200:
+        raise InvalidArgument(
+            f"max_chars={max_chars!r} is too small", hint="use at least 200 (default 12000)"
+        )
+    if find:
+        matcher = _matcher(find)
+        lines = [line for line in lines if matcher(line)]
+        header = [*header, f"# {len(lines)} lines match {find!r}"]
+    if not isinstance(cursor, int) or isinstance(cursor, bool) or not 0 <= cursor <= len(lines):
+        raise InvalidArgument(
+            f"cursor={cursor!r} is outside this snapshot ({len(lines)} lines)",
+            hint="use the cursor given by the previous page, or 0 to start over",
+        )
+    budget = max_chars - sum(len(h) + 1 for h in header) - 120  # room for the footer
+    taken: list[str] = []
+    used = 0
+    index = cursor
+    while index < len(lines):
+        cost = len(lines[index]) + 1
+        if taken and used + cost > budget:
+            break
+        taken.append(lines[index])
+        used += cost
+        index += 1
+    remaining = len(lines) - index
+    body = "\n".join([*header, *taken])
+    footer = f"# {remaining} more lines: call again with cursor={index}" if remaining else ""
+    chars = len(body) + (len(footer) + 1 if footer else 0)
+    size = f"# {chars:,} chars ≈ {chars // 4:,} tokens"
+    text = "\n".join(part for part in (body, footer, size) if part)
+    chars = len(text)
+    return SnapshotPage(
+        text=text,
+        chars=chars,
+        tokens=chars // 4,
+        total_lines=len(lines),
+        cursor=cursor,
+        next_cursor=index if remaining else None,
+        remaining_lines=remaining,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class SnapshotDiff:
+    added: list[str]
+    removed: list[str]
+    changed: list[str]
+    truncated: int
+    """Lines left out to keep the diff bounded."""
+
+    @property
+    def empty(self) -> bool:
+        return not (self.added or self.removed or self.changed)
+
+    def text(self) -> str:
+        out = [f"+ {line.strip()}" for line in self.added]
+        out += [f"- {line.strip()}" for line in self.removed]
+        out += [f"~ {line.strip()}" for line in self.changed]
+        if self.truncated:
+            out.append(f"… {self.truncated} more changes: take a snapshot to see them")
+        return "\n".join(out)
+
+
+def diff_lines(before: list[str], after: list[str], *, max_lines: int = 30) -> SnapshotDiff:
+    """What changed between two interactive views, element by element (by ref)."""
+    old = _by_key(before)
+    new = _by_key(after)
+    added = [line for key, line in new.items() if key not in old]
+    removed = [line for key, line in old.items() if key not in new]
+    changed = [line for key, line in new.items() if key in old and old[key] != line]
+    total = len(added) + len(removed) + len(changed)
+    keep = max_lines
+    out: list[list[str]] = []
+    for group in (changed, added, removed):
+        out.append(group[:keep])
+        keep = max(0, keep - len(group))
+    return SnapshotDiff(
+        added=out[1], removed=out[2], changed=out[0], truncated=total - sum(len(g) for g in out)
+    )
+
+
+def _by_key(lines: list[str]) -> dict[str, str]:
+    keyed: dict[str, str] = {}
+    for line in lines:
+        match = _REF_IN_LINE.search(line)
+        keyed[match.group(1) if match else line.strip()] = line
+    return keyed
+
+
+def _matcher(find: str) -> Callable[[str], bool]:
+    if len(find) > 2 and find.startswith("/") and find.endswith("/"):
+        try:
+            pattern = re.compile(find[1:-1], re.IGNORECASE)
+        except re.error as exc:
+            raise InvalidArgument(
+                f"find={find!r} is not a valid regular expression: {exc}",
+                hint="fix the pattern, or pass plain text without the slashes",
+            ) from None
+        return lambda line: pattern.search(line) is not None
+    needle = find.lower()
+    return lambda line: needle in line.lower()
+
+
+def _quote(text: str, limit: int) -> str:
+    text = _inline(text)
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _inline(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""
+
+
+def _short_url(url: str, origin: str) -> str:
+    if origin and url.startswith(origin + "/"):
+        return url[len(origin) :]
+    return url
