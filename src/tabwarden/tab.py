@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .actions import batch, forms, pointer, waiting
+from .actions.receipt import ActionWatch, Receipt
+from .actions.resolve import OBJECT_GROUP, resolve
 from .budget import Budget
 from .cdp.protocol import Event
 from .cdp.session import CDPSession
+from .content import ImageList, PageContent, page_content, page_images
 from .errors import (
     CDPError,
+    DialogBlocking,
     InvalidArgument,
     NavigationFailed,
     NoHistoryEntry,
@@ -82,6 +90,8 @@ class Tab:
         self.refs = RefTable()
         """This tab's refs: one space across all its frames."""
         self._last_view: list[str] = []
+        self._input_lock = asyncio.Lock()
+        self._lifecycle: dict[str, set[str]] = {}
         """True once anything loaded in this tab beyond its first blank page."""
 
     def __repr__(self) -> str:
@@ -223,6 +233,256 @@ class Tab:
             self.pending_dialog = None
             return dialog
 
+    # ---- actions on refs (each returns a Receipt) ------------------------------------
+
+    async def click(
+        self,
+        ref: str,
+        *,
+        button: str = "left",
+        click_count: int = 1,
+        modifiers: list[str] | None = None,
+        timeout_ms: float | None = None,
+    ) -> Receipt:
+        """Click an element (a ref such as ``e7``, or a CSS selector) like a real pointer."""
+        bits = pointer.modifier_bits(modifiers)
+
+        async def body(budget: Budget) -> tuple[str, str]:
+            element = await resolve(self, ref, budget)
+            point = await pointer.actionable_point(self, element, budget)
+            await pointer.click(
+                self, point, budget, button=button, click_count=click_count, modifiers=bits
+            )
+            return element.label, "" if click_count == 1 else f"{click_count} clicks"
+
+        return await self._act("click", timeout_ms, body)
+
+    async def hover(self, ref: str, *, timeout_ms: float | None = None) -> Receipt:
+        async def body(budget: Budget) -> tuple[str, str]:
+            element = await resolve(self, ref, budget)
+            await pointer.hover(
+                self,
+                await pointer.actionable_point(self, element, budget, need_enabled=False),
+                budget,
+            )
+            return element.label, ""
+
+        return await self._act("hover", timeout_ms, body)
+
+    async def drag(
+        self, start_ref: str, end_ref: str, *, timeout_ms: float | None = None
+    ) -> Receipt:
+        """Drag one element onto another with real mouse events (HTML5 drag-and-drop too)."""
+
+        async def body(budget: Budget) -> tuple[str, str]:
+            source = await resolve(self, start_ref, budget)
+            start = await pointer.actionable_point(self, source, budget)
+            target = await resolve(self, end_ref, budget)
+            end = await pointer.actionable_point(self, target, budget, need_enabled=False)
+            html5 = await pointer.drag(self, start, end, budget)
+            return f"{source.label} → {target.label}", "HTML5 drag and drop" if html5 else ""
+
+        return await self._act("drag", timeout_ms, body)
+
+    async def fill(self, ref: str, value: str, *, timeout_ms: float | None = None) -> Receipt:
+        """Clear a text field (input, textarea, contenteditable) and set ``value``."""
+
+        async def body(budget: Budget) -> tuple[str, str]:
+            element = await resolve(self, ref, budget)
+            final, secret = await forms.fill(self, element, value, budget)
+            if secret:
+                return element.label, f"set to {len(value)} characters (a password, not shown)"
+            shown = _clip(value)
+            note = "" if final == value else f" (the field now holds {_clip(final)})"
+            return element.label, f"set to {shown}{note}"
+
+        return await self._act("fill", timeout_ms, body)
+
+    async def type(
+        self,
+        text: str,
+        *,
+        ref: str | None = None,
+        delay_ms: float = 0,
+        submit: bool = False,
+        timeout_ms: float | None = None,
+    ) -> Receipt:
+        """Type ``text`` with real key events (into ``ref``, else the focused element);
+        ``submit`` presses Enter after it."""
+
+        async def body(budget: Budget) -> tuple[str | None, str]:
+            label = None
+            if ref is not None:
+                element = await resolve(self, ref, budget)
+                await forms.focus(element, budget)
+                label = element.label
+            await forms.type_text(self, text, budget, delay_ms=delay_ms)
+            if submit:
+                await forms.press(self, "Enter", budget)
+            return label, f"typed {len(text)} characters" + (" and pressed Enter" if submit else "")
+
+        return await self._act("type", timeout_ms, body)
+
+    async def press(
+        self, key: str, *, ref: str | None = None, timeout_ms: float | None = None
+    ) -> Receipt:
+        """Press a key or chord: ``Enter``, ``Control+A``, ``Shift+Tab``, ``ArrowDown``, ``F5``…"""
+
+        async def body(budget: Budget) -> tuple[str | None, str]:
+            label = None
+            if ref is not None:
+                element = await resolve(self, ref, budget)
+                await forms.focus(element, budget)
+                label = element.label
+            await forms.press(self, key, budget)
+            return label, key
+
+        return await self._act("press", timeout_ms, body)
+
+    async def select(
+        self, ref: str, values: list[str] | str, *, timeout_ms: float | None = None
+    ) -> Receipt:
+        """Choose options of a <select> by value or label (several for a multiple select)."""
+
+        async def body(budget: Budget) -> tuple[str, str]:
+            element = await resolve(self, ref, budget)
+            chosen = await forms.select_options(element, _as_list(values), budget)
+            return element.label, "selected " + ", ".join(map(repr, chosen))
+
+        return await self._act("select", timeout_ms, body)
+
+    async def check(
+        self, ref: str, checked: bool = True, *, timeout_ms: float | None = None
+    ) -> Receipt:
+        """Check (or with ``checked=False`` uncheck) a checkbox, radio or switch by clicking it."""
+
+        async def body(budget: Budget) -> tuple[str, str]:
+            element = await resolve(self, ref, budget)
+            state = await forms.check_state(element, budget)
+            if state is checked:
+                return element.label, f"already {'checked' if checked else 'unchecked'}"
+            point = await pointer.actionable_point(self, element, budget)
+            await pointer.click(self, point, budget)
+            if await forms.check_state(element, budget) is not checked:
+                raise forms.unchanged(element, checked)
+            return element.label, "checked" if checked else "unchecked"
+
+        return await self._act("check", timeout_ms, body)
+
+    async def scroll(
+        self,
+        ref: str | None = None,
+        *,
+        direction: str | None = "down",
+        amount: float | None = None,
+        timeout_ms: float | None = None,
+    ) -> Receipt:
+        """Scroll the page or an element (``direction`` up/down/left/right, ``amount`` in
+        CSS px, default most of a screen); ``direction=None`` with a ref scrolls it into view."""
+        if direction not in (None, "up", "down", "left", "right"):
+            raise InvalidArgument(
+                f"direction={direction!r} is not a direction", hint="up, down, left or right"
+            )
+
+        async def body(budget: Budget) -> tuple[str | None, str]:
+            return await self._scroll(ref, direction, amount, budget)
+
+        return await self._act("scroll", timeout_ms, body)
+
+    async def upload_file(
+        self, ref: str, paths: list[str] | str, *, timeout_ms: float | None = None
+    ) -> Receipt:
+        """Set the files of an <input type=file>."""
+
+        async def body(budget: Budget) -> tuple[str, str]:
+            element = await resolve(self, ref, budget)
+            files = await forms.set_files(element, _as_list(paths), budget)
+            return element.label, "attached " + ", ".join(Path(f).name for f in files)
+
+        return await self._act("upload_file", timeout_ms, body)
+
+    async def get_text(
+        self, ref: str | None = None, *, max_chars: int = 20_000, timeout_ms: float | None = None
+    ) -> str:
+        """The visible text of an element, or of the whole page (bounded by ``max_chars``)."""
+        async with self._browser._operation(timeout_ms, "action") as budget:
+            await self._ready_session(budget)
+            self._check_no_dialog()
+            if ref is None:
+                session = self.frames.main_session
+                reply = await session.send(
+                    "Runtime.evaluate", {"expression": "document"}, budget=budget
+                )
+                object_id = reply["result"]["objectId"]
+            else:
+                element = await resolve(self, ref, budget)
+                session, object_id = element.session, element.object_id
+            text, total = await forms.page_text(session, object_id, budget, max_chars)
+            if total > len(text):
+                text += f"\n[… {total - len(text):,} more characters]"
+            return text
+
+    async def wait(
+        self,
+        *,
+        text: str | None = None,
+        text_gone: str | None = None,
+        ref: str | None = None,
+        state: str = "visible",
+        load_state: str | None = None,
+        time_ms: float | None = None,
+        timeout_ms: float | None = None,
+    ) -> str:
+        """Wait until text appears or goes, a ref is visible or hidden, the page reaches a
+        load state, or for ``time_ms``. Returns what was waited for."""
+        async with self._browser._operation(timeout_ms, "action") as budget:
+            await self._ready_session(budget)
+            return await waiting.wait_for(
+                self,
+                budget,
+                text=text,
+                text_gone=text_gone,
+                ref=ref,
+                state=state,
+                load_state=load_state,
+                time_ms=time_ms,
+            )
+
+    async def act_batch(
+        self, steps: list[dict[str, Any]], *, timeout_ms: float | None = None
+    ) -> list[Receipt]:
+        """Run several actions in order, e.g. ``[{"action": "fill", "ref": "e4", "value":
+        "x"}, {"action": "click", "ref": "e7"}]``; stops at the first failure, raising
+        ``BatchError`` that carries the receipts of the steps that ran."""
+        return await batch.run_batch(self, steps, timeout_ms=timeout_ms)
+
+    async def content(
+        self,
+        *,
+        format: str = "markdown",
+        max_chars: int = 20_000,
+        cursor: int = 0,
+        timeout_ms: float | None = None,
+    ) -> PageContent:
+        """The page as Markdown (or plain text), paged; untrusted page data."""
+        async with self._browser._operation(timeout_ms, "action") as budget:
+            session = await self._ready_session(budget)
+            self._check_no_dialog()
+            return await page_content(
+                session,
+                budget,
+                format=format,
+                max_chars=max_chars,
+                cursor=cursor,  # type: ignore[arg-type]
+            )
+
+    async def images(self, *, max_images: int = 200, timeout_ms: float | None = None) -> ImageList:
+        """The page's images: src, alt, rendered and natural size, loaded or broken."""
+        async with self._browser._operation(timeout_ms, "action") as budget:
+            session = await self._ready_session(budget)
+            self._check_no_dialog()
+            return await page_images(session, budget, max_images=max_images)
+
     # ---- tab control ---------------------------------------------------------------
 
     async def activate(self, *, timeout_ms: float | None = None) -> Tab:
@@ -256,6 +516,7 @@ class Tab:
         if self._frames is not None:
             self._frames.close()
         self._frames = FrameTracker(session, self.target_id)
+        session.subscribe("Page.lifecycleEvent", self._on_lifecycle)
         session.subscribe("Page.javascriptDialogOpening", self._on_dialog_opening)
         session.subscribe("Page.javascriptDialogClosed", self._on_dialog_closed)
         return asyncio.get_running_loop().create_task(
@@ -293,6 +554,7 @@ class Tab:
             ("Page.enable", None),
             ("Page.setLifecycleEventsEnabled", {"enabled": True}),
             ("Network.enable", None),
+            ("Runtime.enable", None),
             ("Target.setAutoAttach", AUTO_ATTACH_IFRAMES),
         ]
         if waiting_for_debugger:
@@ -334,6 +596,82 @@ class Tab:
                 loader_id=reply.get("loaderId"),
                 finish=lambda outcome: self._finish(outcome, budget),
             )
+
+    async def _act(
+        self, name: str, timeout_ms: float | None, body: Callable[[Budget], Awaitable[Any]]
+    ) -> Receipt:
+        """One input action: budget, dialog check, the tab's input lock, a receipt."""
+        async with self._browser._operation(timeout_ms, "action") as budget:
+            await self._ready_session(budget)
+            self._check_no_dialog()
+            async with self._input_lock:
+                with ActionWatch(self) as watch:
+                    try:
+                        target, detail = await body(budget)
+                    finally:
+                        self._release_objects()
+                    return await watch.receipt(name, target, detail, budget)
+
+    def _check_no_dialog(self) -> None:
+        dialog = self.pending_dialog
+        if dialog is not None:
+            raise DialogBlocking(
+                f"tab {self.id} is blocked by a {dialog.type} dialog: "
+                f"{json.dumps(dialog.message, ensure_ascii=False)}",
+                dialog_type=dialog.type,
+                hint="answer it first with dialog('accept') or dialog('dismiss')"
+                + (", with prompt_text for a prompt" if dialog.type == "prompt" else ""),
+            )
+
+    def _release_objects(self) -> None:
+        """Free the remote objects an action made (fire and forget, bounded)."""
+        if self._frames is None:
+            return
+        for session in self._frames.registry.sessions():
+            task = asyncio.get_running_loop().create_task(
+                _release_group(session), name=f"release {self.id}"
+            )
+            self._browser._spawn(task)
+
+    async def _scroll(
+        self, ref: str | None, direction: str | None, amount: float | None, budget: Budget
+    ) -> tuple[str | None, str]:
+        if ref is None:
+            session = self.frames.main_session
+            reply = await session.send(
+                "Runtime.evaluate", {"expression": "document"}, budget=budget
+            )
+            object_id, label = reply["result"]["objectId"], None
+            metrics = await session.send("Page.getLayoutMetrics", budget=budget)
+            viewport = metrics["cssLayoutViewport"]
+            point = pointer.Point(viewport["clientWidth"] / 2, viewport["clientHeight"] / 2)
+            size = (viewport["clientWidth"], viewport["clientHeight"])
+        else:
+            element = await resolve(self, ref, budget)
+            session, object_id, label = element.session, element.object_id, element.label
+            point = await pointer.actionable_point(self, element, budget, need_enabled=False)
+            if direction is None:
+                return label, "scrolled into view"
+            size = (400.0, 400.0)
+        if direction is None:
+            raise InvalidArgument("direction=None needs a ref to scroll into view")
+        before = await forms.scroll_position(session, object_id, budget)
+        step = (
+            amount
+            if amount is not None
+            else 0.8 * (size[1] if direction in ("up", "down") else size[0])
+        )
+        dx, dy = {"up": (0, -step), "down": (0, step), "left": (-step, 0), "right": (step, 0)}[
+            direction
+        ]
+        await pointer.wheel(self, point, dx, dy, budget)
+        position = before
+        wait = budget.child(1.0)
+        while position == before and not wait.expired:  # wheel scrolling lands a frame later
+            await wait.sleep(0.02)
+            position = await forms.scroll_position(session, object_id, budget)
+        moved = "" if position != before else " (it did not move: already at the end?)"
+        return label, f"scrolled {direction} to x={position['x']:.0f}, y={position['y']:.0f}{moved}"
 
     async def _snapshot(
         self,
@@ -455,6 +793,18 @@ class Tab:
                     finish=lambda outcome: self._finish(outcome, budget),
                 )
 
+    def _on_lifecycle(self, event: Event) -> None:
+        if event.params.get("frameId") != self.target_id:
+            return
+        loader = event.params.get("loaderId", "")
+        if loader not in self._lifecycle:
+            self._lifecycle = {loader: set()}  # only the current document matters
+        self._lifecycle[loader].add(event.params.get("name", ""))
+
+    def _network_idle(self) -> bool:
+        loader = self.frames.loader_of(self.target_id) or ""
+        return "networkIdle" in self._lifecycle.get(loader, set())
+
     def _on_dialog_opening(self, event: Event) -> None:
         self.pending_dialog = DialogInfo.from_cdp(event.params)
 
@@ -467,3 +817,20 @@ def _real_title(title: str, url: str) -> str:
     if title in (url, url.split("://", 1)[-1]):
         return ""
     return title
+
+
+def _as_list(values: list[str] | str) -> list[str]:
+    return [values] if isinstance(values, str) else list(values)
+
+
+def _clip(value: str, limit: int = 80) -> str:
+    return json.dumps(
+        value if len(value) <= limit else value[: limit - 1] + "…", ensure_ascii=False
+    )
+
+
+async def _release_group(session: CDPSession) -> None:
+    with contextlib.suppress(TabwardenError):
+        await session.send(
+            "Runtime.releaseObjectGroup", {"objectGroup": OBJECT_GROUP}, budget=Budget(2.0)
+        )

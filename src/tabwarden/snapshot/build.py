@@ -116,11 +116,17 @@ class _Builder:
         )
         if ignored and not clickable:
             return self.children(ax, by_id, data, inside_interactive, seen)
-        role = (
-            "clickable"
-            if clickable and role_raw in ("generic", "none", "")
-            else _ROLE_NAMES.get(role_raw, role_raw)
-        )
+        role = _ROLE_NAMES.get(role_raw, role_raw)
+        if clickable and role_raw in ("generic", "none", ""):
+            draggable = (
+                layout is not None
+                and dom is not None
+                and layout.attribute(dom, "draggable") == "true"
+            )
+            role = "draggable" if draggable else "clickable"
+        editable_root = role_raw == "generic" and _editable(ax) and not inside_interactive
+        if editable_root:
+            role, clickable = "textbox", False  # a contenteditable region
         node = SnapshotNode(role=role, frame=data.frame_id, backend_node_id=backend)
         node.name = _value(ax.get("name"))[:_MAX_NAME]
         node.clickable = clickable
@@ -146,6 +152,11 @@ class _Builder:
             if child_frame is not None:
                 origin = self._content_origin(layout, dom)
                 node.children.append(self.frame(child_frame, origin, seen))
+            return [node]
+        if editable_root:
+            node.children = self.children(ax, by_id, data, True, seen)
+            node.value = _text_of(node)[:_MAX_NAME] or None
+            node.children = []
             return [node]
         if node.password or role_raw in _TEXT_FIELD_ROLES:
             return [node]  # inner text is the value (masked for passwords), shown already
@@ -231,7 +242,7 @@ class _Builder:
 
     @staticmethod
     def _handles_clicks(layout: DocumentLayout, dom: int) -> bool:
-        if dom in layout.clickable:
+        if dom in layout.clickable or layout.attribute(dom, "draggable") == "true":
             return layout.visible(dom)
         if not layout.pointer_cursor(dom):
             return False
@@ -297,6 +308,13 @@ def _apply_properties(node: SnapshotNode, properties: Any) -> None:
             node.readonly = bool(value)
         elif name == "url" and node.role == "link" and not node.url:
             node.url = str(value)
+
+
+def _editable(ax: dict[str, Any]) -> bool:
+    return any(
+        prop.get("name") == "editable" and prop.get("value", {}).get("value")
+        for prop in ax.get("properties", ())
+    )
 
 
 def _value(field: Any) -> str:

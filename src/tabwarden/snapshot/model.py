@@ -32,6 +32,11 @@ INTERACTIVE_ROLES = frozenset(
         "disclosuretriangle",
         "popupbutton",
         "togglebutton",
+        "date",
+        "datetime",
+        "inputtime",
+        "colorwell",
+        "draggable",
     }
 )
 

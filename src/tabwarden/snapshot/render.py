@@ -26,6 +26,10 @@ __all__ = [
 
 DEFAULT_MAX_CHARS = 12_000
 _CONTEXT_ROLES = frozenset({"heading", "iframe", "dialog", "alertdialog", "alert"})
+# Landmarks give context (and drop targets) when they are named.
+_NAMED_CONTEXT_ROLES = frozenset(
+    {"region", "navigation", "main", "form", "search", "banner", "contentinfo", "complementary"}
+)
 _CONTAINERS = frozenset({"generic", "clickable", "document", "group", "none", "section"})
 _REF_IN_LINE = re.compile(r"\[ref=(e\d+)\]")
 _MAX_TEXT = 300
@@ -79,7 +83,7 @@ def _shown(node: SnapshotNode, full: bool) -> bool:
         return False
     if node.interactive:
         return node.bounds is not None or node.role == "option"
-    return node.role in _CONTEXT_ROLES
+    return node.role in _CONTEXT_ROLES or (node.role in _NAMED_CONTEXT_ROLES and bool(node.name))
 
 
 def _line(node: SnapshotNode, origin: str, *, has_children: bool) -> str:
@@ -209,7 +213,9 @@ def diff_lines(before: list[str], after: list[str], *, max_lines: int = 30) -> S
     new = _by_key(after)
     added = [line for key, line in new.items() if key not in old]
     removed = [line for key, line in old.items() if key not in new]
-    changed = [line for key, line in new.items() if key in old and old[key] != line]
+    changed = [
+        line for key, line in new.items() if key in old and _unfocused(old[key]) != _unfocused(line)
+    ]
     total = len(added) + len(removed) + len(changed)
     keep = max_lines
     out: list[list[str]] = []
@@ -219,6 +225,11 @@ def diff_lines(before: list[str], after: list[str], *, max_lines: int = 30) -> S
     return SnapshotDiff(
         added=out[1], removed=out[2], changed=out[0], truncated=total - sum(len(g) for g in out)
     )
+
+
+def _unfocused(line: str) -> str:
+    """Focus moves with every click: not a change worth reporting by itself."""
+    return line.replace(" [focused]", "")
 
 
 def _by_key(lines: list[str]) -> dict[str, str]:

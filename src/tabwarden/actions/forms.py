@@ -1,0 +1,304 @@
+"""Keyboard and form actions: fill, type, press, select, check, upload, text, scroll."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..budget import Budget
+from ..cdp.session import CDPSession
+from ..errors import ActionError, InvalidArgument, NotActionable
+from .keyboard import chord_events, parse_chord, text_events
+from .resolve import Element, call_on
+
+if TYPE_CHECKING:
+    from ..tab import Tab
+
+__all__ = [
+    "check_state",
+    "fill",
+    "focus",
+    "page_text",
+    "press",
+    "scroll_position",
+    "select_options",
+    "set_files",
+    "type_text",
+]
+
+_EDIT_KIND = """function() {
+  if (this.isContentEditable) return 'contenteditable';
+  const tag = this.tagName;
+  if (tag !== 'INPUT' && tag !== 'TEXTAREA') return 'not-editable:' + tag.toLowerCase();
+  if (this.disabled) return 'disabled';
+  if (this.readOnly) return 'readonly';
+  if (tag === 'TEXTAREA') return 'text';
+  const type = (this.type || 'text').toLowerCase();
+  if (['checkbox', 'radio', 'file', 'submit', 'button', 'reset', 'image', 'hidden'].includes(type))
+    return 'not-editable:input type=' + type;
+  if (['date', 'time', 'datetime-local', 'month', 'week', 'color', 'range'].includes(type))
+    return 'set-value';
+  return type === 'password' ? 'password' : 'text';
+}"""
+
+_SELECT_ALL = """function() {
+  this.focus();
+  if (this.isContentEditable) {
+    const range = document.createRange();
+    range.selectNodeContents(this);
+    const selection = window.getSelection();
+    selection.removeAllRanges();
+    selection.addRange(range);
+  } else {
+    this.select();
+  }
+}"""
+
+_SET_VALUE = """function(value) {
+  const proto = Object.getPrototypeOf(this);
+  const setter = Object.getOwnPropertyDescriptor(proto, 'value').set;
+  setter.call(this, value);
+  this.dispatchEvent(new Event('input', {bubbles: true}));
+  this.dispatchEvent(new Event('change', {bubbles: true}));
+  return this.value;
+}"""
+
+_CHANGED = """function() {
+  if (!this.isContentEditable) this.dispatchEvent(new Event('change', {bubbles: true}));
+  return this.isContentEditable ? this.innerText : this.value;
+}"""
+
+_FOCUS = "function() { this.focus(); return document.activeElement === this; }"
+
+_SELECT = """function(values) {
+  if (this.tagName !== 'SELECT') return {error: 'not-select'};
+  if (this.disabled) return {error: 'disabled'};
+  const options = [...this.options];
+  const chosen = [], missing = [];
+  for (const wanted of values) {
+    const option = options.find(o => o.value === wanted)
+      || options.find(o => o.label.trim() === wanted.trim() || o.text.trim() === wanted.trim());
+    if (option) chosen.push(option); else missing.push(wanted);
+  }
+  if (missing.length)
+    return {missing, available: options.slice(0, 50).map(o => o.label || o.value)};
+  if (!this.multiple && chosen.length > 1) return {error: 'single'};
+  for (const option of options) option.selected = chosen.includes(option);
+  this.dispatchEvent(new Event('input', {bubbles: true}));
+  this.dispatchEvent(new Event('change', {bubbles: true}));
+  return {selected: chosen.map(o => o.value)};
+}"""
+
+_CHECKED = """function() {
+  if (this.tagName === 'INPUT' && ['checkbox', 'radio'].includes(this.type))
+    return this.indeterminate ? 'mixed' : this.checked;
+  const aria = this.getAttribute('aria-checked');
+  if (aria === 'true' || aria === 'false') return aria === 'true';
+  if (aria === 'mixed') return 'mixed';
+  return null;
+}"""
+
+_FILE_INPUT = """function() {
+  return this.tagName === 'INPUT' && this.type === 'file'
+    ? {multiple: this.multiple, disabled: this.disabled} : null;
+}"""
+
+_TEXT = """function(limit) {
+  const el = this.nodeType === 9 ? this.body : this;
+  const text = (el && (el.innerText ?? el.textContent)) || '';
+  return {text: text.slice(0, limit), total: text.length};
+}"""
+
+_SCROLL_POSITION = """function() {
+  if (this.nodeType === 9 || this === document.scrollingElement || this === document.body)
+    return {x: scrollX, y: scrollY, maxX: document.documentElement.scrollWidth - innerWidth,
+            maxY: document.documentElement.scrollHeight - innerHeight};
+  return {x: this.scrollLeft, y: this.scrollTop, maxX: this.scrollWidth - this.clientWidth,
+          maxY: this.scrollHeight - this.clientHeight};
+}"""
+
+
+async def focus(element: Element, budget: Budget) -> None:
+    if not await call_on(element.session, element.object_id, _FOCUS, budget):
+        raise NotActionable(
+            f"{element.label} cannot take the keyboard focus",
+            ref=element.ref or "",
+            reason="not-focusable",
+            hint="type into a textbox, textarea or contenteditable element instead",
+        )
+
+
+async def fill(tab: Tab, element: Element, value: str, budget: Budget) -> tuple[str, bool]:
+    """Clear the field and set ``value`` with real input events.
+
+    Returns the value the field now holds and whether it is a password field
+    (whose value must never be shown).
+    """
+    if not isinstance(value, str):
+        raise InvalidArgument(f"value must be text, got {type(value).__name__}")
+    kind = await call_on(element.session, element.object_id, _EDIT_KIND, budget)
+    if kind in ("disabled", "readonly"):
+        raise NotActionable(
+            f"{element.label} is {kind}",
+            ref=element.ref or "",
+            reason=kind,
+            hint="it cannot be edited now; check the snapshot for why",
+        )
+    if isinstance(kind, str) and kind.startswith("not-editable"):
+        what = kind.split(":", 1)[1]
+        raise NotActionable(
+            f"{element.label} is not a text field ({what})",
+            ref=element.ref or "",
+            reason="not-editable",
+            hint=_not_editable_hint(what),
+        )
+    if kind == "set-value":
+        result: str = await call_on(element.session, element.object_id, _SET_VALUE, budget, value)
+        return result, False
+    await call_on(element.session, element.object_id, _SELECT_ALL, budget)
+    main = tab.frames.main_session
+    if value:
+        await main.send("Input.insertText", {"text": value}, budget=budget)
+    else:
+        await _send_keys(main, chord_events(parse_chord("Delete")), budget)
+    final: str = await call_on(element.session, element.object_id, _CHANGED, budget)
+    return final, kind == "password"
+
+
+async def type_text(tab: Tab, text: str, budget: Budget, *, delay_ms: float = 0) -> None:
+    """Type into whatever has focus, key by key (real key events)."""
+    if delay_ms < 0 or delay_ms > 5000:
+        raise InvalidArgument(f"delay_ms={delay_ms} is out of range", hint="use 0 to 5000")
+    main = tab.frames.main_session
+    events = text_events(text)
+    for index, event in enumerate(events):
+        if "insertText" in event:
+            await main.send("Input.insertText", {"text": event["insertText"]}, budget=budget)
+        else:
+            await main.send("Input.dispatchKeyEvent", event, budget=budget)
+        if delay_ms and event.get("type") == "keyUp" and index < len(events) - 1:
+            await budget.sleep(delay_ms / 1000)  # the caller asked for a typing pace
+
+
+async def press(tab: Tab, key: str, budget: Budget) -> None:
+    await _send_keys(tab.frames.main_session, chord_events(parse_chord(key)), budget)
+
+
+async def select_options(element: Element, values: list[str], budget: Budget) -> list[str]:
+    if isinstance(values, str):
+        values = [values]
+    if not values or not all(isinstance(v, str) for v in values):
+        raise InvalidArgument(
+            "values must be a non-empty list of option values or labels",
+            hint='e.g. values=["green"] or values=["Red", "Blue"] for a multiple select',
+        )
+    result = await call_on(element.session, element.object_id, _SELECT, budget, values)
+    if result.get("error") == "not-select":
+        raise NotActionable(
+            f"{element.label} is not a <select>",
+            ref=element.ref or "",
+            reason="not-select",
+            hint="for a custom list, click it open and click the option's ref",
+        )
+    if result.get("error") == "disabled":
+        raise NotActionable(
+            f"{element.label} is disabled", ref=element.ref or "", reason="disabled"
+        )
+    if result.get("error") == "single":
+        raise InvalidArgument(
+            f"{element.label} takes one option, {len(values)} were given", hint="pass one value"
+        )
+    if "missing" in result:
+        raise InvalidArgument(
+            f"{element.label} has no option {', '.join(map(repr, result['missing']))}",
+            hint="choose from: " + ", ".join(map(repr, result["available"])),
+        )
+    chosen: list[str] = result["selected"]
+    return chosen
+
+
+async def check_state(element: Element, budget: Budget) -> bool | str:
+    state = await call_on(element.session, element.object_id, _CHECKED, budget)
+    if state is None:
+        raise NotActionable(
+            f"{element.label} is not a checkbox, radio or switch",
+            ref=element.ref or "",
+            reason="not-checkable",
+            hint="click it instead",
+        )
+    result: bool | str = state
+    return result
+
+
+async def set_files(element: Element, paths: list[str], budget: Budget) -> list[str]:
+    if isinstance(paths, str):
+        paths = [paths]
+    resolved = []
+    for path in paths:
+        file = Path(path).expanduser()
+        if not file.is_file():
+            raise InvalidArgument(
+                f"{path!r} is not a file", hint="give the path of an existing file to upload"
+            )
+        if not os.access(file, os.R_OK):
+            raise InvalidArgument(f"{path!r} cannot be read", hint="check its permissions")
+        resolved.append(str(file.resolve()))
+    info = await call_on(element.session, element.object_id, _FILE_INPUT, budget)
+    if info is None:
+        raise NotActionable(
+            f"{element.label} is not a file input",
+            ref=element.ref or "",
+            reason="not-file-input",
+            hint="use the ref of the <input type=file> (the snapshot's upload button is often a "
+            "label for it)",
+        )
+    if info["disabled"]:
+        raise NotActionable(
+            f"{element.label} is disabled", ref=element.ref or "", reason="disabled"
+        )
+    if len(resolved) > 1 and not info["multiple"]:
+        raise InvalidArgument(
+            f"{element.label} takes one file, {len(resolved)} were given", hint="pass one path"
+        )
+    await element.session.send(
+        "DOM.setFileInputFiles",
+        {"files": resolved, "backendNodeId": element.backend_node_id},
+        budget=budget,
+    )
+    return resolved
+
+
+async def page_text(
+    session: CDPSession, object_id: str, budget: Budget, max_chars: int
+) -> tuple[str, int]:
+    result = await call_on(session, object_id, _TEXT, budget, max_chars)
+    return str(result["text"]), int(result["total"])
+
+
+async def scroll_position(session: CDPSession, object_id: str, budget: Budget) -> dict[str, Any]:
+    position: dict[str, Any] = await call_on(session, object_id, _SCROLL_POSITION, budget)
+    return position
+
+
+async def _send_keys(session: CDPSession, events: list[dict[str, Any]], budget: Budget) -> None:
+    for event in events:
+        await session.send("Input.dispatchKeyEvent", event, budget=budget)
+
+
+def _not_editable_hint(what: str) -> str:
+    if "checkbox" in what or "radio" in what:
+        return "use check (or click) for checkboxes and radios"
+    if "file" in what:
+        return "use upload_file for file inputs"
+    if what == "select":
+        return "use select for <select> elements"
+    return "fill takes an input, a textarea or a contenteditable element; click or type instead"
+
+
+def unchanged(element: Element, desired: bool) -> ActionError:
+    word = "check" if desired else "uncheck"
+    return ActionError(
+        f"clicking {element.label} did not {word} it",
+        hint="the page may handle it differently: take a snapshot and look for the real control",
+    )

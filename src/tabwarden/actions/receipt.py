@@ -1,0 +1,262 @@
+"""Receipts: what an action did and what followed from it, compactly.
+
+An ActionWatch listens from just before the action until it settles: a
+navigation, a new tab, a dialog, console errors; then the interactive view is
+diffed against the previous one, so the agent often needs no new snapshot.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..budget import Budget
+from ..cdp.protocol import Event, Subscription
+from ..errors import DeadlineExceeded, TabwardenError
+from ..navigation import DialogInfo
+from ..snapshot.render import SnapshotDiff, diff_lines
+
+if TYPE_CHECKING:
+    from ..tab import Tab
+
+__all__ = ["ActionWatch", "Receipt"]
+
+_SETTLE_NAVIGATION_S = 5.0
+_SETTLE_FRAMES_S = 0.5
+_MAX_CONSOLE = 5
+_MAX_DIFF_LINES = 30
+
+_TWO_FRAMES = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))"
+
+
+@dataclass(frozen=True)
+class Receipt:
+    """The outcome of one action."""
+
+    action: str
+    target: str | None
+    detail: str
+    tab_id: str
+    url: str
+    title: str
+    elapsed_ms: int
+    navigated: bool = False
+    new_tabs: list[str] = field(default_factory=list)
+    dialog: DialogInfo | None = None
+    console_errors: list[str] = field(default_factory=list)
+    diff: SnapshotDiff | None = None
+
+    def text(self) -> str:
+        """The compact form an agent reads."""
+        head = f"{self.action}"
+        if self.target:
+            head += f" {self.target}"
+        if self.detail:
+            head += f": {self.detail}"
+        lines = [f"{head} ({self.elapsed_ms} ms)"]
+        if self.navigated:
+            lines.append(f"navigated to {self.url} {json.dumps(self.title, ensure_ascii=False)}")
+        for tab_id in self.new_tabs:
+            lines.append(f"new tab opened: {tab_id} (switch_tab to use it)")
+        if self.dialog is not None:
+            lines.append(
+                f"dialog open: {self.dialog.type} "
+                f"{json.dumps(self.dialog.message, ensure_ascii=False)} — answer it with "
+                "dialog('accept' or 'dismiss') before anything else"
+            )
+        for error in self.console_errors:
+            lines.append(f"console error: {error}")
+        if self.diff is not None and not self.diff.empty:
+            lines.append("page changes:")
+            lines.append(self.diff.text())
+        elif self.diff is not None:
+            lines.append("no visible change in the interactive view")
+        body = "\n".join(lines)
+        return f"{body}\n# {len(body):,} chars"
+
+    @property
+    def chars(self) -> int:
+        return len(self.text())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "action": self.action,
+            "target": self.target,
+            "detail": self.detail,
+            "tab_id": self.tab_id,
+            "url": self.url,
+            "title": self.title,
+            "elapsed_ms": self.elapsed_ms,
+            "navigated": self.navigated,
+            "new_tabs": self.new_tabs,
+            "dialog": None if self.dialog is None else vars_of(self.dialog),
+            "console_errors": self.console_errors,
+            "diff": None
+            if self.diff is None
+            else {
+                "added": self.diff.added,
+                "removed": self.diff.removed,
+                "changed": self.diff.changed,
+                "truncated": self.diff.truncated,
+            },
+            "text": self.text(),
+        }
+
+
+def vars_of(dialog: DialogInfo) -> dict[str, str]:
+    return {
+        "type": dialog.type,
+        "message": dialog.message,
+        "url": dialog.url,
+        "default_prompt": dialog.default_prompt,
+    }
+
+
+class ActionWatch:
+    """Collects an action's consequences; open it before the action starts."""
+
+    def __init__(self, tab: Tab) -> None:
+        self._tab = tab
+        self._started = time.monotonic()
+        self.loading = False
+        self.navigated = False
+        self.loader_id: str | None = None
+        self.lifecycle: dict[str, set[str]] = {}
+        self.new_targets: list[str] = []
+        self.dialog: DialogInfo | None = None
+        self.console_errors: list[str] = []
+        main = tab.frames.main_session
+        connection = main.connection
+        self._subscriptions: list[Subscription] = [
+            main.subscribe("Page.frameStartedLoading", self._on_started_loading),
+            main.subscribe("Page.frameNavigated", self._on_navigated),
+            main.subscribe("Page.navigatedWithinDocument", self._on_same_document),
+            main.subscribe("Page.lifecycleEvent", self._on_lifecycle),
+            main.subscribe("Page.javascriptDialogOpening", self._on_dialog),
+            connection.subscribe("Target.targetCreated", self._on_target, None),
+        ]
+        for session in tab.frames.sessions():
+            self._subscriptions += [
+                session.subscribe("Runtime.exceptionThrown", self._on_exception),
+                session.subscribe("Runtime.consoleAPICalled", self._on_console),
+            ]
+
+    def __enter__(self) -> ActionWatch:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for subscription in self._subscriptions:
+            subscription.close()
+
+    async def receipt(
+        self,
+        action: str,
+        target: str | None,
+        detail: str,
+        budget: Budget,
+        *,
+        diff: bool = True,
+    ) -> Receipt:
+        """Let the page settle (bounded), then describe what happened."""
+        tab = self._tab
+        await self._settle(budget)
+        snapshot_diff = None
+        if diff and self.dialog is None and tab.pending_dialog is None:
+            before = list(tab._last_view)
+            try:
+                snapshot = await tab._snapshot(budget.child(5.0))
+                snapshot_diff = diff_lines(before, snapshot.lines, max_lines=_MAX_DIFF_LINES)
+            except TabwardenError:
+                snapshot_diff = None  # the action happened; a failed diff must not hide that
+        else:
+            await tab._refresh_info(budget)
+        new_tabs = []
+        for target_id in self.new_targets:
+            other = tab._browser._tab_by_target(target_id)
+            if other is not None:
+                new_tabs.append(other.id)
+        return Receipt(
+            action=action,
+            target=target,
+            detail=detail,
+            tab_id=tab.id,
+            url=tab.url,
+            title=tab.title,
+            elapsed_ms=int((time.monotonic() - self._started) * 1000),
+            navigated=self.navigated,
+            new_tabs=new_tabs,
+            dialog=self.dialog or tab.pending_dialog,
+            console_errors=self.console_errors[:_MAX_CONSOLE],
+            diff=snapshot_diff,
+        )
+
+    async def _settle(self, budget: Budget) -> None:
+        """A started navigation: until DOMContentLoaded; otherwise two animation frames."""
+        if self.dialog is not None or self._tab.pending_dialog is not None:
+            return
+        try:
+            if self.loading:
+                wait = budget.child(_SETTLE_NAVIGATION_S)
+                while not self._dom_ready():
+                    if self.dialog is not None:
+                        return
+                    wait.check("waiting for the page to load")
+                    await wait.sleep(0.02)
+            else:
+                await self._tab.frames.main_session.send(
+                    "Runtime.evaluate",
+                    {"expression": _TWO_FRAMES, "awaitPromise": True},
+                    budget=budget.child(_SETTLE_FRAMES_S),
+                )
+        except DeadlineExceeded:
+            pass  # still loading or busy: report what is known now
+
+    def _dom_ready(self) -> bool:
+        return bool(self.loader_id) and "DOMContentLoaded" in self.lifecycle.get(
+            self.loader_id or "", set()
+        )
+
+    # ---- event handlers -------------------------------------------------------------
+
+    def _on_started_loading(self, event: Event) -> None:
+        if event.params.get("frameId") == self._tab.target_id:
+            self.loading = True
+
+    def _on_navigated(self, event: Event) -> None:
+        frame = event.params.get("frame", {})
+        if frame.get("id") == self._tab.target_id and not frame.get("parentId"):
+            self.navigated = True
+            self.loading = True
+            self.loader_id = frame.get("loaderId")
+
+    def _on_same_document(self, event: Event) -> None:
+        if event.params.get("frameId") == self._tab.target_id:
+            self.navigated = True
+
+    def _on_lifecycle(self, event: Event) -> None:
+        if event.params.get("frameId") == self._tab.target_id:
+            loader = event.params.get("loaderId", "")
+            self.lifecycle.setdefault(loader, set()).add(event.params.get("name", ""))
+
+    def _on_dialog(self, event: Event) -> None:
+        self.dialog = DialogInfo.from_cdp(event.params)
+
+    def _on_target(self, event: Event) -> None:
+        info = event.params.get("targetInfo", {})
+        if info.get("type") == "page" and info.get("openerId") == self._tab.target_id:
+            self.new_targets.append(info["targetId"])
+
+    def _on_exception(self, event: Event) -> None:
+        details = event.params.get("exceptionDetails", {})
+        text = details.get("exception", {}).get("description") or details.get("text", "")
+        where = f" ({details.get('url', '')}:{details.get('lineNumber', 0) + 1})"
+        self.console_errors.append(text.splitlines()[0][:200] + where if text else where)
+
+    def _on_console(self, event: Event) -> None:
+        if event.params.get("type") not in ("error", "assert"):
+            return
+        args = event.params.get("args", [])
+        text = " ".join(str(a.get("value", a.get("description", ""))) for a in args)
+        self.console_errors.append(text[:200])
