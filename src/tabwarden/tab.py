@@ -471,9 +471,9 @@ class Tab:
             return await page_content(
                 session,
                 budget,
-                format=format,
+                format=format,  # type: ignore[arg-type]  (page_content validates it)
                 max_chars=max_chars,
-                cursor=cursor,  # type: ignore[arg-type]
+                cursor=cursor,
             )
 
     async def images(self, *, max_images: int = 200, timeout_ms: float | None = None) -> ImageList:
