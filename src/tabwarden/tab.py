@@ -9,7 +9,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from .actions import batch, forms, pointer, waiting
 from .actions.receipt import ActionWatch, Receipt
@@ -459,7 +459,7 @@ class Tab:
     async def content(
         self,
         *,
-        format: str = "markdown",
+        format: Literal["markdown", "text"] = "markdown",
         max_chars: int = 20_000,
         cursor: int = 0,
         timeout_ms: float | None = None,
@@ -471,7 +471,7 @@ class Tab:
             return await page_content(
                 session,
                 budget,
-                format=format,  # type: ignore[arg-type]  (page_content validates it)
+                format=format,
                 max_chars=max_chars,
                 cursor=cursor,
             )
