@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .actions import batch, forms, pointer, waiting
 from .actions.receipt import ActionWatch, Receipt
-from .actions.resolve import OBJECT_GROUP, resolve
+from .actions.resolve import resolve
 from .budget import Budget
 from .cdp.protocol import Event
 from .cdp.session import CDPSession
@@ -91,6 +91,9 @@ class Tab:
         """This tab's refs: one space across all its frames."""
         self._last_view: list[str] = []
         self._input_lock = asyncio.Lock()
+        self._actions = 0
+        self._object_group = "tabwarden-action-0"
+        self._dialog_opened = asyncio.Event()
         self._lifecycle: dict[str, set[str]] = {}
         """True once anything loaded in this tab beyond its first blank page."""
 
@@ -231,6 +234,7 @@ class Tab:
             session = await self._ready_session(budget)
             await session.send("Page.handleJavaScriptDialog", params, budget=budget)
             self.pending_dialog = None
+            self._dialog_opened.clear()
             return dialog
 
     # ---- actions on refs (each returns a Receipt) ------------------------------------
@@ -600,17 +604,40 @@ class Tab:
     async def _act(
         self, name: str, timeout_ms: float | None, body: Callable[[Budget], Awaitable[Any]]
     ) -> Receipt:
-        """One input action: budget, dialog check, the tab's input lock, a receipt."""
+        """One input action: budget, dialog check, the tab's input lock, a receipt.
+
+        A dialog the action opens pauses the page, and with it the replies to
+        whatever the action was still sending: the action then ends at once and
+        its receipt reports the dialog.
+        """
         async with self._browser._operation(timeout_ms, "action") as budget:
             await self._ready_session(budget)
             self._check_no_dialog()
             async with self._input_lock:
+                self._actions += 1
+                group = self._object_group = f"tabwarden-action-{self._actions}"
                 with ActionWatch(self) as watch:
                     try:
-                        target, detail = await body(budget)
+                        target, detail = await self._unless_dialog(body(budget))
                     finally:
-                        self._release_objects()
+                        self._release_objects(group)
                     return await watch.receipt(name, target, detail, budget)
+
+    async def _unless_dialog(
+        self, work: Awaitable[tuple[str | None, str]]
+    ) -> tuple[str | None, str]:
+        task = asyncio.ensure_future(work)
+        opened = asyncio.ensure_future(self._dialog_opened.wait())
+        try:
+            await asyncio.wait({task, opened}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            opened.cancel()
+        if task.done():
+            return task.result()
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, TabwardenError):
+            await task
+        return None, "a dialog opened"
 
     def _check_no_dialog(self) -> None:
         dialog = self.pending_dialog
@@ -623,13 +650,13 @@ class Tab:
                 + (", with prompt_text for a prompt" if dialog.type == "prompt" else ""),
             )
 
-    def _release_objects(self) -> None:
+    def _release_objects(self, group: str) -> None:
         """Free the remote objects an action made (fire and forget, bounded)."""
         if self._frames is None:
             return
         for session in self._frames.registry.sessions():
             task = asyncio.get_running_loop().create_task(
-                _release_group(session), name=f"release {self.id}"
+                _release_group(session, group), name=f"release {group}"
             )
             self._browser._spawn(task)
 
@@ -807,9 +834,11 @@ class Tab:
 
     def _on_dialog_opening(self, event: Event) -> None:
         self.pending_dialog = DialogInfo.from_cdp(event.params)
+        self._dialog_opened.set()
 
     def _on_dialog_closed(self, event: Event) -> None:
         self.pending_dialog = None
+        self._dialog_opened.clear()
 
 
 def _real_title(title: str, url: str) -> str:
@@ -829,8 +858,6 @@ def _clip(value: str, limit: int = 80) -> str:
     )
 
 
-async def _release_group(session: CDPSession) -> None:
+async def _release_group(session: CDPSession, group: str) -> None:
     with contextlib.suppress(TabwardenError):
-        await session.send(
-            "Runtime.releaseObjectGroup", {"objectGroup": OBJECT_GROUP}, budget=Budget(2.0)
-        )
+        await session.send("Runtime.releaseObjectGroup", {"objectGroup": group}, budget=Budget(2.0))

@@ -45,8 +45,13 @@ _STATE = """function() {
   return {visible, disabled};
 }"""
 
+# Two animation frames; a tab in the background renders no frames, so a timer ends
+# the wait there (it cannot be animating on screen either).
 _TWO_FRAMES = """function() {
-  return new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))));
+  return new Promise(r => {
+    requestAnimationFrame(() => requestAnimationFrame(() => r(true)));
+    setTimeout(() => r(false), 100);
+  });
 }"""
 
 _CONTAINS = """function(other) {
@@ -261,7 +266,7 @@ async def _hit_test(element: Element, point: Point, budget: Budget) -> str | Non
         return None
     resolved = await session.send(
         "DOM.resolveNode",
-        {"backendNodeId": hit["backendNodeId"], "objectGroup": "tabwarden-action"},
+        {"backendNodeId": hit["backendNodeId"], "objectGroup": element.object_group},
         budget=budget,
     )
     other = resolved["object"]["objectId"]

@@ -28,7 +28,11 @@ _SETTLE_FRAMES_S = 0.5
 _MAX_CONSOLE = 5
 _MAX_DIFF_LINES = 30
 
-_TWO_FRAMES = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))"
+# As in pointer.py: a background tab renders no frames, so a timer ends the wait.
+_TWO_FRAMES = (
+    "new Promise(r => { requestAnimationFrame(() => requestAnimationFrame(() => r(true)));"
+    " setTimeout(() => r(false), 100); })"
+)
 
 
 @dataclass(frozen=True)

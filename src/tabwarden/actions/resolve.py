@@ -19,10 +19,7 @@ from ..snapshot.refs import parse_ref
 if TYPE_CHECKING:
     from ..tab import Tab
 
-__all__ = ["OBJECT_GROUP", "Element", "call_on", "resolve"]
-
-OBJECT_GROUP = "tabwarden-action"
-"""Remote objects made for an action; released when the action ends."""
+__all__ = ["Element", "call_on", "resolve"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +33,8 @@ class Element:
     session: CDPSession
     backend_node_id: int
     object_id: str
+    object_group: str
+    """The action's group of remote objects, released when the action ends."""
 
 
 async def resolve(tab: Tab, target: str, budget: Budget) -> Element:
@@ -61,7 +60,7 @@ async def resolve(tab: Tab, target: str, budget: Budget) -> Element:
     try:
         reply = await session.send(
             "DOM.resolveNode",
-            {"backendNodeId": entry.backend_node_id, "objectGroup": OBJECT_GROUP},
+            {"backendNodeId": entry.backend_node_id, "objectGroup": tab._object_group},
             budget=budget,
         )
     except CDPError:
@@ -69,7 +68,9 @@ async def resolve(tab: Tab, target: str, budget: Budget) -> Element:
     object_id = reply["object"]["objectId"]
     if not await call_on(session, object_id, "function() { return this.isConnected; }", budget):
         raise StaleRefError(f"{label} was removed from the page", ref=ref)
-    return Element(label, ref, entry.frame_id, session, entry.backend_node_id, object_id)
+    return Element(
+        label, ref, entry.frame_id, session, entry.backend_node_id, object_id, tab._object_group
+    )
 
 
 async def call_on(
@@ -112,7 +113,9 @@ async def _by_selector(tab: Tab, selector: str, budget: Budget) -> Element:
         " catch (e) { return 'invalid: ' + e.message; } })()"
     )
     reply = await session.send(
-        "Runtime.evaluate", {"expression": expression, "objectGroup": OBJECT_GROUP}, budget=budget
+        "Runtime.evaluate",
+        {"expression": expression, "objectGroup": tab._object_group},
+        budget=budget,
     )
     result = reply.get("result", {})
     if result.get("type") == "string":
@@ -135,4 +138,5 @@ async def _by_selector(tab: Tab, selector: str, budget: Budget) -> Element:
         session=session,
         backend_node_id=described["node"]["backendNodeId"],
         object_id=result["objectId"],
+        object_group=tab._object_group,
     )

@@ -171,9 +171,7 @@ def page_lines(
     remaining = len(lines) - index
     body = "\n".join([*header, *taken])
     footer = f"# {remaining} more lines: call again with cursor={index}" if remaining else ""
-    chars = len(body) + (len(footer) + 1 if footer else 0)
-    size = f"# {chars:,} chars ≈ {chars // 4:,} tokens"
-    text = "\n".join(part for part in (body, footer, size) if part)
+    text = _with_size("\n".join(part for part in (body, footer) if part))
     chars = len(text)
     return SnapshotPage(
         text=text,
@@ -184,6 +182,16 @@ def page_lines(
         next_cursor=index if remaining else None,
         remaining_lines=remaining,
     )
+
+
+def _with_size(text: str) -> str:
+    """Append a line stating the size of the whole text, that line included."""
+    total = len(text)
+    while True:
+        line = f"# {total:,} chars ≈ {total // 4:,} tokens"
+        if len(text) + 1 + len(line) == total:
+            return f"{text}\n{line}"
+        total = len(text) + 1 + len(line)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,807 @@
+"""Figures for tabwarden's snapshots and clicks against Playwright's, on generated pages.
+
+Run from the project root (nothing leaves 127.0.0.1; needs the ``bench`` extra:
+``.venv/bin/pip install -e '.[dev,bench]'``, and Chromium at /usr/bin/chromium,
+which Playwright drives too, so both measure the same browser build)::
+
+    .venv/bin/python bench/bench_snapshot.py                     # 100, 1,000, 10,000 elements
+    .venv/bin/python bench/bench_snapshot.py --quick             # fewer runs, a rough look
+    .venv/bin/python bench/bench_snapshot.py --sizes 100,1000    # only these page sizes
+    .venv/bin/python bench/bench_snapshot.py --profile           # + cProfile of one snapshot
+
+For each page size it measures, in interleaved rounds (the order alternates, so
+neither library always goes first): tabwarden's interactive and full snapshots,
+Playwright's ``locator("body").aria_snapshot()``, their sizes and how many of the
+page's interactive elements each shows; then a click on a button in the middle of
+the page by ref (tabwarden, with its receipt's diff and without it) against
+Playwright's ``locator("#target").click()``. At the largest size it breaks one
+interactive snapshot into its stages (CDP calls, JSON decoding, parsing, tree
+building, rendering). It prints medians and p90s in tables, and checks at the end
+that no browser process it started is left running. This is a measurement
+script, not a test: it always exits 0 unless something breaks, whatever the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import cProfile
+import functools
+import http.server
+import io
+import json
+import os
+import pstats
+import re
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
+from importlib.metadata import version as package_version
+from pathlib import Path
+from typing import Any
+
+import psutil
+import websockets
+from pages import INTERACTIVE_KINDS, GeneratedPage, generate_page
+from playwright.async_api import Browser as PWBrowser
+from playwright.async_api import Page as PWPage
+from playwright.async_api import async_playwright
+
+import tabwarden
+from tabwarden.actions.receipt import ActionWatch
+from tabwarden.budget import Budget
+from tabwarden.snapshot import Snapshot, page_lines
+from tabwarden.snapshot.build import _Builder
+from tabwarden.snapshot.capture import capture_frames
+from tabwarden.snapshot.layout import STYLES, parse_documents
+from tabwarden.snapshot.render import render_lines
+from tabwarden.tab import Tab
+
+CHROMIUM = "/usr/bin/chromium"
+PLAYWRIGHT_ARGS = [
+    "--no-sandbox",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+DEFAULT_SIZES = (100, 1_000, 10_000)
+NO_PAGING = 10_000_000
+"""max_chars for tabwarden snapshots: the whole text in one page."""
+CALL_TIMEOUT_MS = 300_000
+TIME_TARGET = 0.5
+TIME_TARGET_FROM = 1_000
+"""The snapshot time target applies from this page size on."""
+CHARS_TARGET = 0.6
+CLICK_TARGET = 0.7
+QUICK_SKIP_S = 20.0
+"""--quick skips a page of 10,000+ elements whose warm-up round takes longer than this."""
+
+_PW_INTERACTIVE = re.compile(r"^\s*- (" + "|".join(INTERACTIVE_KINDS) + r")\b")
+_TW_INTERACTIVE = re.compile(r"^\s*- (" + "|".join(INTERACTIVE_KINDS) + r")\b.*\[ref=e\d+\]")
+
+
+@dataclass(frozen=True)
+class Plan:
+    snapshot_rounds: tuple[tuple[int, int], ...]
+    """(up to this many elements, rounds) — the first that fits the page size."""
+    warmup: int
+    click_rounds: tuple[tuple[int, int], ...]
+    click_warmup: int
+    breakdown_runs: int
+
+    def rounds(self, size: int, clicks: bool = False) -> int:
+        table = self.click_rounds if clicks else self.snapshot_rounds
+        return next(n for limit, n in table if size <= limit)
+
+
+FULL = Plan(
+    snapshot_rounds=((200, 25), (2_000, 15), (sys.maxsize, 7)),
+    warmup=2,
+    click_rounds=((200, 25), (2_000, 20), (sys.maxsize, 10)),
+    click_warmup=3,
+    breakdown_runs=5,
+)
+QUICK = Plan(
+    snapshot_rounds=((200, 8), (2_000, 5), (sys.maxsize, 3)),
+    warmup=1,
+    click_rounds=((200, 8), (2_000, 6), (sys.maxsize, 4)),
+    click_warmup=2,
+    breakdown_runs=2,
+)
+
+
+@dataclass(frozen=True)
+class Row:
+    name: str
+    unit: str
+    samples: tuple[float, ...]
+    target: str = ""
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.samples)
+
+    @property
+    def p90(self) -> float:
+        if len(self.samples) < 2:
+            return self.samples[0]
+        return statistics.quantiles(self.samples, n=10, method="inclusive")[8]
+
+
+class Table:
+    def __init__(self, title: str) -> None:
+        self.title = title
+        self.rows: list[Row] = []
+        self.notes: list[str] = []
+
+    def add(self, row: Row) -> Row:
+        self.rows.append(row)
+        return row
+
+    def note(self, line: str) -> None:
+        self.notes.append(line)
+
+    def print(self) -> None:
+        print(f"\n{self.title}")
+        if self.rows:
+            width = max(len(r.name) for r in self.rows)
+            print(f"  {'':<{width}}  {'median':>12}  {'p90':>12}  {'n':>4}  target")
+            for r in self.rows:
+                print(
+                    f"  {r.name:<{width}}  {_fmt(r.median, r.unit):>12}  "
+                    f"{_fmt(r.p90, r.unit):>12}  {len(r.samples):>4}  {r.target}".rstrip()
+                )
+        for line in self.notes:
+            print(f"  {line}")
+
+
+def _fmt(value: float, unit: str) -> str:
+    if unit == "ms":
+        return f"{value:.1f} ms" if value < 1000 else f"{value:,.0f} ms"
+    if unit == "chars":
+        return f"{value:,.0f} ch"
+    return f"{value:.1f} {unit}"
+
+
+def _ms_since(start_ns: int) -> float:
+    return (time.perf_counter_ns() - start_ns) / 1e6
+
+
+def _verdict(ratio: float, target: float) -> str:
+    return "ok" if ratio <= target else "OVER TARGET"
+
+
+# ---- the local site -------------------------------------------------------------------
+
+
+class PageServer:
+    """Serves a folder of generated pages on 127.0.0.1 (a port the OS picks), in a thread."""
+
+    def __init__(self, folder: Path) -> None:
+        handler = functools.partial(_QuietHandler, directory=str(folder))
+        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server.daemon_threads = True
+        self.base = f"http://127.0.0.1:{self._server.server_address[1]}"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    def url(self, name: str) -> str:
+        return f"{self.base}/{name}"
+
+    def __enter__(self) -> PageServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+# ---- the two contenders ---------------------------------------------------------------
+
+
+@dataclass
+class Contenders:
+    tab: Tab
+    page: PWPage
+    tw_pid: int | None
+    pw_pids: set[int] = field(default_factory=set)
+
+
+async def _goto(c: Contenders, url: str, page: GeneratedPage) -> None:
+    await c.tab.navigate(url, timeout_ms=CALL_TIMEOUT_MS)
+    await c.page.goto(url, wait_until="load", timeout=CALL_TIMEOUT_MS)
+    count = "document.body.querySelectorAll('*').length"
+    tw_count = await _tw_eval(c.tab, count)
+    pw_count = await c.page.evaluate(count)
+    if tw_count != page.elements or pw_count != page.elements:
+        raise RuntimeError(
+            f"page {page.size}: expected {page.elements} elements, "
+            f"tabwarden sees {tw_count}, Playwright {pw_count}"
+        )
+
+
+async def _tw_eval(tab: Tab, expression: str) -> Any:
+    reply = await tab.cdp("Runtime.evaluate", {"expression": expression, "returnByValue": True})
+    return reply["result"].get("value")
+
+
+# ---- (1) snapshots --------------------------------------------------------------------
+
+
+@dataclass
+class SizeResult:
+    size: int
+    page: GeneratedPage
+    interactive_ms: float = 0.0
+    full_ms: float = 0.0
+    pw_ms: float = 0.0
+    interactive_chars: int = 0
+    full_chars: int = 0
+    pw_chars: int = 0
+    click_diff_ms: float = 0.0
+    click_nodiff_ms: float = 0.0
+    pw_click_ms: float = 0.0
+
+
+async def bench_snapshots(
+    c: Contenders, page: GeneratedPage, plan: Plan, quick: bool
+) -> tuple[Table, SizeResult] | None:
+    result = SizeResult(page.size, page)
+    snaps: dict[str, Snapshot] = {}
+    aria = ""
+
+    async def tw_interactive() -> None:
+        snaps["interactive"] = await c.tab.snapshot(max_chars=NO_PAGING, timeout_ms=CALL_TIMEOUT_MS)
+
+    async def tw_full() -> None:
+        snaps["full"] = await c.tab.snapshot(
+            full=True, max_chars=NO_PAGING, timeout_ms=CALL_TIMEOUT_MS
+        )
+
+    async def pw_aria() -> None:
+        nonlocal aria
+        aria = await c.page.locator("body").aria_snapshot(timeout=CALL_TIMEOUT_MS)
+
+    calls: dict[str, Callable[[], Awaitable[None]]] = {
+        "tabwarden snapshot() interactive": tw_interactive,
+        "tabwarden snapshot(full=True)": tw_full,
+        "playwright aria_snapshot()": pw_aria,
+    }
+    start = time.perf_counter_ns()
+    for _ in range(plan.warmup):
+        for call in calls.values():
+            await call()
+    warm_s = _ms_since(start) / 1000
+    if quick and page.size >= 10_000 and warm_s > QUICK_SKIP_S * plan.warmup:
+        print(f"\n(--quick: {page.size:,} elements skipped, its warm-up round took {warm_s:.0f} s)")
+        return None
+    rounds = plan.rounds(page.size)
+    samples = await _interleaved(calls, rounds)
+
+    interactive, full = snaps["interactive"], snaps["full"]
+    assert interactive.page.next_cursor is None and full.page.next_cursor is None, "paged"
+    result.interactive_chars = interactive.page.chars
+    result.full_chars = full.page.chars
+    result.pw_chars = len(aria)
+    table = Table(
+        f"(1) snapshot, {page.size:,} elements — {rounds} interleaved rounds "
+        f"after {plan.warmup} warm-up"
+    )
+    time_target = (
+        f"tabwarden interactive <= {TIME_TARGET}x playwright"
+        if page.size >= TIME_TARGET_FROM
+        else ""
+    )
+    rows = {
+        name: table.add(
+            Row(name, "ms", tuple(values), time_target if "interactive" in name else "")
+        )
+        for name, values in samples.items()
+    }
+    result.interactive_ms = rows["tabwarden snapshot() interactive"].median
+    result.full_ms = rows["tabwarden snapshot(full=True)"].median
+    result.pw_ms = rows["playwright aria_snapshot()"].median
+    ratio = result.interactive_ms / result.pw_ms
+    verdict = f" [target <= {TIME_TARGET}: {_verdict(ratio, TIME_TARGET)}]" if time_target else ""
+    table.note(
+        f"time / playwright (medians): interactive {ratio:.2f}x{verdict}, "
+        f"full {result.full_ms / result.pw_ms:.2f}x"
+    )
+    chars_ratio = result.interactive_chars / result.pw_chars
+    table.note(
+        f"chars: interactive {result.interactive_chars:,} ({len(interactive.lines):,} lines), "
+        f"full {result.full_chars:,} ({len(full.lines):,} lines), "
+        f"playwright {result.pw_chars:,} ({len(aria.splitlines()):,} lines)"
+    )
+    table.note(
+        f"chars / playwright: interactive {chars_ratio:.2f}x "
+        f"[target <= {CHARS_TARGET}: {_verdict(chars_ratio, CHARS_TARGET)}], "
+        f"full {result.full_chars / result.pw_chars:.2f}x (for information)"
+    )
+    for line in _coverage(page, interactive, aria):
+        table.note(line)
+    return table, result
+
+
+def _coverage(page: GeneratedPage, interactive: Snapshot, aria: str) -> list[str]:
+    """How many of the page's interactive elements each snapshot shows, by role."""
+    tw = Counter(m.group(1) for line in interactive.lines if (m := _TW_INTERACTIVE.match(line)))
+    pw = Counter(m.group(1) for line in aria.splitlines() if (m := _PW_INTERACTIVE.match(line)))
+    total = page.interactive_total
+    lines = [
+        f"interactive coverage: page has {total:,} (buttons+links+textboxes+checkboxes+selects); "
+        f"with a ref in tabwarden interactive: {sum(tw.values()):,}; "
+        f"lines in playwright: {sum(pw.values()):,}"
+    ]
+    if tw != Counter(page.interactive) or pw != Counter(page.interactive):
+        for kind in INTERACTIVE_KINDS:
+            lines.append(
+                f"  {kind:<9} page {page.interactive[kind]:>5}  tabwarden {tw[kind]:>5}  "
+                f"playwright {pw[kind]:>5}"
+            )
+    return lines
+
+
+async def _interleaved(
+    calls: dict[str, Callable[[], Awaitable[Any]]], rounds: int
+) -> dict[str, list[float]]:
+    samples: dict[str, list[float]] = {name: [] for name in calls}
+    for round_no in range(rounds):
+        # Alternate the order so no contender always runs first or last in a round.
+        names = list(calls) if round_no % 2 == 0 else list(reversed(calls))
+        for name in names:
+            start = time.perf_counter_ns()
+            await calls[name]()
+            samples[name].append(_ms_since(start))
+    return samples
+
+
+# ---- (2) clicks -----------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def receipts_without_diff() -> Iterator[None]:
+    """Bench-only: make receipts skip their snapshot diff.
+
+    tabwarden has no public switch for it (``Tab.click`` always calls
+    ``ActionWatch.receipt(...)`` with its default ``diff=True``); this swaps in
+    ``diff=False`` on the private method for the duration.
+    """
+    original = ActionWatch.receipt
+
+    async def receipt(
+        self: ActionWatch, action: str, target: str | None, detail: str, budget: Budget, **_: Any
+    ) -> Any:
+        return await original(self, action, target, detail, budget, diff=False)
+
+    ActionWatch.receipt = receipt  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        ActionWatch.receipt = original  # type: ignore[method-assign]
+
+
+async def _target_ref(tab: Tab, element_id: str) -> str:
+    """The ref of the element with this id, from one interactive snapshot."""
+    snap = await tab.snapshot(max_chars=NO_PAGING, timeout_ms=CALL_TIMEOUT_MS)
+    reply = await tab.cdp(
+        "Runtime.evaluate", {"expression": f"document.getElementById({json.dumps(element_id)})"}
+    )
+    described = await tab.cdp("DOM.describeNode", {"objectId": reply["result"]["objectId"]})
+    backend = described["node"]["backendNodeId"]
+    for node in snap.root.walk():
+        if node.backend_node_id == backend and node.ref:
+            return node.ref
+    raise RuntimeError(f"#{element_id} has no ref in the interactive snapshot")
+
+
+async def bench_clicks(c: Contenders, result: SizeResult, plan: Plan) -> Table:
+    page = result.page
+    ref = await _target_ref(c.tab, page.target_id)
+    selector = f"#{page.target_id}"
+    tw_clicks = 0
+    pw_clicks = 0
+    diff_seen: list[bool] = []
+
+    async def tw_diff() -> None:
+        nonlocal tw_clicks
+        receipt = await c.tab.click(ref, timeout_ms=CALL_TIMEOUT_MS)
+        tw_clicks += 1
+        diff_seen.append(receipt.diff is not None)
+
+    async def tw_nodiff() -> None:
+        nonlocal tw_clicks
+        with receipts_without_diff():
+            receipt = await c.tab.click(ref, timeout_ms=CALL_TIMEOUT_MS)
+        tw_clicks += 1
+        assert receipt.diff is None
+
+    async def pw_click() -> None:
+        nonlocal pw_clicks
+        await c.page.locator(selector).click(timeout=CALL_TIMEOUT_MS)
+        pw_clicks += 1
+
+    calls: dict[str, Callable[[], Awaitable[None]]] = {
+        "tabwarden click(ref), receipt with diff": tw_diff,
+        "tabwarden click(ref), no diff (patched)": tw_nodiff,
+        "playwright locator(#target).click()": pw_click,
+    }
+    for _ in range(plan.click_warmup):
+        for call in calls.values():
+            await call()
+    rounds = plan.rounds(page.size, clicks=True)
+    samples = await _interleaved(calls, rounds)
+    expression = f"window.__hits[{json.dumps(page.target_id)}] || 0"
+    tw_count = await _tw_eval(c.tab, expression)
+    pw_count = await c.page.evaluate(expression)
+    table = Table(
+        f"(2) click a button in the middle by ref ({ref} = {selector}), {page.size:,} elements"
+        f" — {rounds} interleaved rounds after {plan.click_warmup} warm-up"
+    )
+    names = list(calls)
+    for name in names:
+        target = f"<= {CLICK_TARGET}x playwright" if name.startswith("tabwarden") else ""
+        table.add(Row(name, "ms", tuple(samples[name]), target))
+    result.click_diff_ms = statistics.median(samples[names[0]])
+    result.click_nodiff_ms = statistics.median(samples[names[1]])
+    result.pw_click_ms = statistics.median(samples[names[2]])
+    with_diff = result.click_diff_ms / result.pw_click_ms
+    without = result.click_nodiff_ms / result.pw_click_ms
+    table.note(
+        f"click / playwright (medians): with diff {with_diff:.2f}x "
+        f"[target <= {CLICK_TARGET}: {_verdict(with_diff, CLICK_TARGET)}], "
+        f"no diff {without:.2f}x [{_verdict(without, CLICK_TARGET)}]"
+    )
+    table.note(
+        "no public switch turns the receipt's diff off: the no-diff row patches the private "
+        "ActionWatch.receipt(diff=False) in this process"
+    )
+    ok = tw_count == tw_clicks and pw_count == pw_clicks and all(diff_seen)
+    table.note(
+        f"onclick counter: tabwarden page {tw_count}/{tw_clicks} clicks, "
+        f"playwright page {pw_count}/{pw_clicks}; every diff receipt had a diff: "
+        f"{all(diff_seen)} — {'ok' if ok else 'MISMATCH'}"
+    )
+    if not ok:
+        raise RuntimeError("click counts do not match")
+    return table
+
+
+# ---- (4) where the time goes ----------------------------------------------------------
+
+
+class RawClient:
+    """A second CDP socket attached to the tab's target: replies as raw text, timed."""
+
+    def __init__(self, ws: websockets.ClientConnection) -> None:
+        self.ws = ws
+        self.next_id = 0
+        self.session_id = ""
+
+    @classmethod
+    async def attach(cls, ws_url: str, target_id: str) -> RawClient:
+        ws = await websockets.connect(
+            ws_url, max_size=None, ping_interval=None, compression=None, proxy=None
+        )
+        client = cls(ws)
+        raw, _ = await client.call(
+            "Target.attachToTarget", {"targetId": target_id, "flatten": True}
+        )
+        client.session_id = json.loads(raw)["result"]["sessionId"]
+        return client
+
+    async def call(self, method: str, params: dict[str, Any]) -> tuple[str, float]:
+        """(the reply frame as text, ms from send to the whole frame received)."""
+        self.next_id += 1
+        message: dict[str, Any] = {"id": self.next_id, "method": method, "params": params}
+        if self.session_id:
+            message["sessionId"] = self.session_id
+        prefix = f'{{"id":{self.next_id},'
+        start = time.perf_counter_ns()
+        await self.ws.send(json.dumps(message))
+        while True:
+            data = await self.ws.recv()
+            text = data if isinstance(data, str) else data.decode()
+            if text.startswith(prefix):
+                return text, _ms_since(start)
+
+    async def close(self) -> None:
+        await self.ws.close()
+
+
+async def bench_breakdown(
+    c: Contenders, browser: tabwarden.BrowserSession, page: GeneratedPage, runs: int
+) -> Table:
+    """One interactive snapshot of the largest page, stage by stage."""
+    tab = c.tab
+    stages: dict[str, list[float]] = {}
+
+    def record(name: str, ms: float) -> None:
+        stages.setdefault(name, []).append(ms)
+
+    assert browser.endpoint is not None
+    raw = await RawClient.attach(browser.endpoint.ws_url, tab.target_id)
+    ax_params = {"frameId": tab.target_id}
+    dom_params = {
+        "computedStyles": list(STYLES),
+        "includePaintOrder": True,
+        "includeDOMRects": True,
+    }
+    sizes: dict[str, int] = {}
+    ax_nodes: list[dict[str, Any]] = []
+    try:
+        for run in range(runs + 1):  # the first run warms up and is dropped
+            timings: list[tuple[str, float]] = []
+            start = time.perf_counter_ns()
+            snap = await tab.snapshot(max_chars=NO_PAGING, timeout_ms=CALL_TIMEOUT_MS)
+            timings.append(("tab.snapshot() interactive, whole", _ms_since(start)))
+            start = time.perf_counter_ns()
+            await c.page.locator("body").aria_snapshot(timeout=CALL_TIMEOUT_MS)
+            timings.append(("(playwright aria_snapshot(), whole)", _ms_since(start)))
+
+            # Raw CDP on a second socket: Chromium + transfer, then JSON decoding apart.
+            text, ms = await raw.call("Accessibility.getFullAXTree", ax_params)
+            timings.append(("Accessibility.getFullAXTree: send → frame received", ms))
+            sizes["Accessibility.getFullAXTree"] = len(text)
+            start = time.perf_counter_ns()
+            ax_nodes = json.loads(text)["result"]["nodes"]
+            timings.append(("  json.loads of the AX reply", _ms_since(start)))
+            text, ms = await raw.call("DOMSnapshot.captureSnapshot", dom_params)
+            timings.append(("DOMSnapshot.captureSnapshot: send → frame received", ms))
+            sizes["DOMSnapshot.captureSnapshot"] = len(text)
+            start = time.perf_counter_ns()
+            dom_reply = json.loads(text)["result"]
+            timings.append(("  json.loads of the DOMSnapshot reply", _ms_since(start)))
+            del text
+            start = time.perf_counter_ns()
+            parse_documents(dom_reply)
+            timings.append(("  parse_documents (layout.py)", _ms_since(start)))
+
+            # tabwarden's own pipeline, step by step (what Tab._snapshot does).
+            budget = Budget(CALL_TIMEOUT_MS / 1000)
+            tracker = tab._frames
+            assert tracker is not None
+            start = time.perf_counter_ns()
+            data = await capture_frames(tracker.registry, budget)
+            timings.append(
+                ("capture_frames (both calls at once, decoded, parsed)", _ms_since(start))
+            )
+            start = time.perf_counter_ns()
+            builder = _Builder(data, tab.refs)
+            root = builder.frame(tab.target_id, None, ())
+            timings.append(("build_tree: nodes (_Builder.frame)", _ms_since(start)))
+            start = time.perf_counter_ns()
+            builder.assign_refs(root)
+            timings.append(("build_tree: assign_refs", _ms_since(start)))
+            start = time.perf_counter_ns()
+            builder.mark_covered()
+            timings.append(("build_tree: mark_covered", _ms_since(start)))
+            start = time.perf_counter_ns()
+            lines = render_lines(root, full=False, page_url=tab.url)
+            timings.append(("render_lines (interactive)", _ms_since(start)))
+            start = time.perf_counter_ns()
+            page_lines(["# header"], lines, max_chars=NO_PAGING)
+            timings.append(("page_lines", _ms_since(start)))
+            start = time.perf_counter_ns()
+            nodes = root.walk()
+            timings.append(("(root.walk() of the built tree)", _ms_since(start)))
+            if run > 0:
+                for name, ms in timings:
+                    record(name, ms)
+    finally:
+        await raw.close()
+    table = Table(
+        f"(4) where a {page.size:,}-element interactive snapshot's time goes — "
+        f"{runs} runs after 1 warm-up (medians; stages timed apart, not additive)"
+    )
+    for name, values in stages.items():
+        table.add(Row(name, "ms", tuple(values)))
+    roles = Counter(
+        (n.get("role") or {}).get("value", "?") for n in ax_nodes if not n.get("ignored")
+    )
+    ignored = sum(1 for n in ax_nodes if n.get("ignored"))
+    table.note(
+        "reply sizes: "
+        + ", ".join(f"{name} {chars / 2**20:.1f} MiB" for name, chars in sizes.items())
+    )
+    table.note(
+        f"AX nodes: {len(ax_nodes):,} ({ignored:,} ignored); most common roles: "
+        + ", ".join(f"{role} {n:,}" for role, n in roles.most_common(6))
+    )
+    table.note(
+        f"built tree: {len(nodes):,} nodes, {sum(1 for n in nodes if n.ref):,} refs; "
+        f"interactive view {len(snap.lines):,} lines"
+    )
+    return table
+
+
+async def profile_snapshot(tab: Tab, top: int = 25) -> str:
+    """cProfile of one interactive snapshot (the event loop included), by own time."""
+    profiler = cProfile.Profile()
+    profiler.enable()
+    await tab.snapshot(max_chars=NO_PAGING, timeout_ms=CALL_TIMEOUT_MS)
+    profiler.disable()
+    out = io.StringIO()
+    stats = pstats.Stats(profiler, stream=out)
+    stats.sort_stats("tottime").print_stats(top)
+    return out.getvalue()
+
+
+# ---- leftovers ------------------------------------------------------------------------
+
+
+def _chromium_children() -> set[int]:
+    found = set()
+    for proc in psutil.Process().children(recursive=True):
+        with contextlib.suppress(psutil.NoSuchProcess):
+            if "chrom" in proc.name().lower():
+                found.add(proc.pid)
+    return found
+
+
+def leftover_browsers(pids: set[int]) -> list[str]:
+    """Browser processes this run started that still exist: launched pids, our children,
+    and any process whose command line names one of our profile folders."""
+    found: dict[int, str] = {}
+    for pid in pids:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            proc = psutil.Process(pid)
+            if proc.status() != psutil.STATUS_ZOMBIE:
+                found[pid] = proc.name()
+    for pid in _chromium_children():
+        with contextlib.suppress(psutil.NoSuchProcess):
+            found[pid] = psutil.Process(pid).name()
+    marker = f"tabwarden-run-{os.getpid()}-"
+    for proc in psutil.process_iter(["pid", "name", "cmdline"]):
+        cmdline = " ".join(proc.info.get("cmdline") or [])
+        if marker in cmdline:
+            found[proc.info["pid"]] = proc.info.get("name") or "?"
+    return [f"{pid} ({name})" for pid, name in sorted(found.items())]
+
+
+# ---- main -----------------------------------------------------------------------------
+
+
+def print_summary(results: list[SizeResult]) -> None:
+    print("\n(3) summary: tabwarden / playwright, medians")
+    heads = "".join(f"{r.size:>12,}" for r in results)
+    print(f"  {'elements':<34}{heads}  target")
+
+    def line(name: str, values: list[float], target: str = "", unit: str = "x") -> None:
+        cells = "".join(f"{v:>11.2f}{unit}" if unit == "x" else f"{v:>10.1f}{unit}" for v in values)
+        print(f"  {name:<34}{cells}  {target}".rstrip())
+
+    line(
+        "snapshot time, interactive",
+        [r.interactive_ms / r.pw_ms for r in results],
+        f"<= {TIME_TARGET} at {TIME_TARGET_FROM:,}+",
+    )
+    line("snapshot time, full", [r.full_ms / r.pw_ms for r in results])
+    line(
+        "snapshot chars, interactive",
+        [r.interactive_chars / r.pw_chars for r in results],
+        f"<= {CHARS_TARGET}",
+    )
+    line("snapshot chars, full", [r.full_chars / r.pw_chars for r in results], "(information)")
+    clicked = [r for r in results if r.pw_click_ms]
+    if clicked:
+        line(
+            "click, receipt with diff",
+            [r.click_diff_ms / r.pw_click_ms for r in clicked],
+            f"<= {CLICK_TARGET}",
+        )
+        line(
+            "click, no diff (patched)",
+            [r.click_nodiff_ms / r.pw_click_ms for r in clicked],
+            f"<= {CLICK_TARGET}",
+        )
+    print(f"  {'absolute medians (ms)':<34}")
+    line("  tabwarden interactive", [r.interactive_ms for r in results], unit="ms")
+    line("  tabwarden full", [r.full_ms for r in results], unit="ms")
+    line("  playwright aria_snapshot", [r.pw_ms for r in results], unit="ms")
+    if clicked:
+        line("  tabwarden click with diff", [r.click_diff_ms for r in clicked], unit="ms")
+        line("  tabwarden click no diff", [r.click_nodiff_ms for r in clicked], unit="ms")
+        line("  playwright click", [r.pw_click_ms for r in clicked], unit="ms")
+
+
+async def main(quick: bool, sizes: list[int], profile: bool) -> int:
+    plan = QUICK if quick else FULL
+    pids: set[int] = set()
+    results: list[SizeResult] = []
+    pages = {size: generate_page(size) for size in sizes}
+    with tempfile.TemporaryDirectory(prefix="tabwarden-bench-pages-") as folder:
+        for size, page in pages.items():
+            Path(folder, f"page-{size}.html").write_text(page.html, encoding="utf-8")
+        with PageServer(Path(folder)) as server:
+            async with tabwarden.launch(isolated=True) as browser, async_playwright() as pw:
+                before = _chromium_children()
+                pw_browser: PWBrowser = await pw.chromium.launch(
+                    executable_path=CHROMIUM, headless=True, args=PLAYWRIGHT_ARGS
+                )
+                try:
+                    assert browser.endpoint is not None
+                    if browser.endpoint.pid is not None:
+                        pids.add(browser.endpoint.pid)
+                    pids |= _chromium_children() - before
+                    print(
+                        f"tabwarden {tabwarden.__version__} snapshot bench "
+                        f"({'quick' if quick else 'full'}) — tabwarden: {browser.product}; "
+                        f"playwright {package_version('playwright')}: Chrome/{pw_browser.version}"
+                        f"; Python {sys.version.split()[0]}, {os.cpu_count()} CPUs"
+                    )
+                    print(
+                        f"local site {server.base}, pages of {', '.join(f'{s:,}' for s in sizes)}"
+                        " elements"
+                    )
+                    pw_page = await pw_browser.new_page(viewport={"width": 1280, "height": 720})
+                    c = Contenders(await browser.new_tab(), pw_page, browser.endpoint.pid)
+                    largest: GeneratedPage | None = None
+                    for size, page in pages.items():
+                        await _goto(c, server.url(f"page-{size}.html"), page)
+                        measured = await bench_snapshots(c, page, plan, quick)
+                        if measured is None:
+                            continue
+                        table, result = measured
+                        table.print()
+                        (await bench_clicks(c, result, plan)).print()
+                        results.append(result)
+                        largest = page
+                    if results:
+                        print_summary(results)
+                    if largest is not None:
+                        await _goto(c, server.url(f"page-{largest.size}.html"), largest)
+                        (await bench_breakdown(c, browser, largest, plan.breakdown_runs)).print()
+                        if profile:
+                            print(
+                                f"\ncProfile of one {largest.size:,}-element interactive "
+                                "snapshot (by own time):"
+                            )
+                            print(await profile_snapshot(c.tab))
+                finally:
+                    await pw_browser.close()
+    leftovers = leftover_browsers(pids)
+    print()
+    if leftovers:
+        print(f"leftover browser processes: {', '.join(leftovers)}  <- NOT CLEANED UP")
+        return 1
+    print(f"leftover browser processes: none ({len(pids)} browser processes watched, all gone)")
+    return 0
+
+
+def _sizes(text: str) -> list[int]:
+    try:
+        sizes = [int(part.replace("_", "")) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a list of numbers") from None
+    if not sizes or min(sizes) < 60:
+        raise argparse.ArgumentTypeError("sizes are element counts of at least 60")
+    return sizes
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--quick", action="store_true", help="fewer runs, for a rough look")
+    parser.add_argument(
+        "--sizes",
+        type=_sizes,
+        default=list(DEFAULT_SIZES),
+        help="comma-separated page sizes in elements (default 100,1000,10000)",
+    )
+    parser.add_argument(
+        "--profile", action="store_true", help="also cProfile one snapshot of the largest page"
+    )
+    args = parser.parse_args()
+    sys.exit(asyncio.run(main(args.quick, args.sizes, args.profile)))

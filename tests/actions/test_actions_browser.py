@@ -1,0 +1,313 @@
+"""Actions on refs against local pages: each action, frames, actionability, receipts."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tabwarden.actions.batch import BatchError
+from tabwarden.budget import Budget
+from tabwarden.errors import DialogBlocking, InvalidArgument, NotActionable
+
+
+def _ref(snapshot, name: str, role: str | None = None) -> str:
+    for node in snapshot.root.walk():
+        if node.name == name and (role is None or node.role == role) and node.ref:
+            return node.ref
+    raise AssertionError(f"no {role or 'node'} named {name!r} in:\n{snapshot.text}")
+
+
+async def _events(tab) -> list[str]:
+    reply = await tab.cdp(
+        "Runtime.evaluate", {"expression": "window.__events", "returnByValue": True}
+    )
+    return reply["result"]["value"]
+
+
+async def _value(tab, expression: str):
+    reply = await tab.cdp("Runtime.evaluate", {"expression": expression, "returnByValue": True})
+    return reply["result"].get("value")
+
+
+@pytest.fixture
+async def page(browser, server):
+    tab = await browser.new_tab(server.url("/actions.html"))
+    snap = await tab.snapshot()
+    yield tab, snap
+    if not tab.closed:
+        await tab.close()
+
+
+async def test_click_double_right_and_modifier_clicks(page):
+    tab, snap = page
+    receipt = await tab.click(_ref(snap, "Count"))
+    assert receipt.action == "click" and "Count" in receipt.target
+    await tab.click(_ref(snap, "Double me"), click_count=2)
+    await tab.click(_ref(snap, "Right me"), button="right")
+    await tab.click(_ref(snap, "Mods"), modifiers=["Shift", "Control"])
+    assert await _events(tab) == ["clicked 1", "double", "right", "mods shift+ctrl"]
+    with pytest.raises(InvalidArgument):
+        await tab.click(_ref(snap, "Count"), modifiers=["Hyper"])
+
+
+async def test_hover_moves_a_real_pointer(page):
+    tab, _ = page
+    await tab.hover("#hover-target")
+    assert "hovered" in await _events(tab)
+
+
+async def test_role_less_card_and_shadow_button_are_clickable_by_ref(page):
+    tab, snap = page
+    await tab.click(_ref(snap, "A role-less card"))
+    await tab.click(_ref(snap, "Shadow button"))
+    clicks = [e for e in await _events(tab) if e != "hovered"]  # the pointer passes over it
+    assert clicks == ["card", "shadow"]
+
+
+async def test_click_scrolls_a_far_element_into_view(page):
+    tab, snap = page
+    await tab.click(_ref(snap, "Far below"))
+    assert await _value(tab, "scrollY") > 500
+
+
+async def test_fill_sets_inputs_textareas_contenteditables_and_dates(page):
+    tab, snap = page
+    receipt = await tab.fill(_ref(snap, "Query", "textbox"), "hello world")
+    assert 'set to "hello world"' in receipt.detail
+    await tab.fill(_ref(snap, "Notes", "textbox"), "new notes")
+    await tab.fill(_ref(snap, "Editor", "textbox"), "rich text")
+    await tab.fill(_ref(snap, "Date"), "2026-11-25")
+    assert await _value(tab, "document.getElementById('q').value") == "hello world"
+    assert await _value(tab, "document.getElementById('notes').value") == "new notes"
+    assert await _value(tab, "document.getElementById('editor').innerText") == "rich text"
+    assert await _value(tab, "document.getElementById('date').value") == "2026-11-25"
+    events = await _events(tab)
+    for name in ("q", "notes", "date"):
+        assert f"input {name}" in events and f"change {name}" in events
+    assert "input editor" in events
+    await tab.fill(_ref(snap, "Notes", "textbox"), "")
+    assert await _value(tab, "document.getElementById('notes').value") == ""
+
+
+async def test_fill_never_echoes_a_password(page):
+    tab, snap = page
+    receipt = await tab.fill(_ref(snap, "Secret", "textbox"), "s3cret-value")
+    assert "s3cret" not in receipt.text() and "not shown" in receipt.detail
+    assert await _value(tab, "document.getElementById('secret').value") == "s3cret-value"
+    assert "s3cret" not in (await tab.snapshot(full=True)).text
+
+
+async def test_fill_refuses_what_is_not_a_text_field(page):
+    tab, snap = page
+    with pytest.raises(NotActionable) as caught:
+        await tab.fill(_ref(snap, "I agree"), "x")
+    assert caught.value.reason == "not-editable" and "check" in caught.value.hint
+
+
+async def test_type_with_real_keys_and_enter_to_submit(page):
+    tab, snap = page
+    query = _ref(snap, "Query", "textbox")
+    await tab.type("abc", ref=query)
+    await tab.press("Control+A", ref=query)
+    await tab.press("Backspace")
+    await tab.type("Hi there!", ref=query, submit=True)
+    assert "submitted Hi there!" in await _events(tab)
+    started = time.monotonic()
+    await tab.type("xy", ref=query, delay_ms=100)
+    assert time.monotonic() - started >= 0.1
+
+
+async def test_select_by_value_or_label_and_multiple(page):
+    tab, snap = page
+    receipt = await tab.select(_ref(snap, "Colors"), ["r", "Blue"])
+    assert "'r', 'b'" in receipt.detail
+    selected = "[...document.getElementById('colors').selectedOptions].map(o => o.value)"
+    assert await _value(tab, selected) == ["r", "b"]
+    await tab.select(_ref(snap, "Size"), "Medium")
+    assert await _value(tab, "document.getElementById('size').value") == "m"
+    assert "change size" in await _events(tab)
+    with pytest.raises(InvalidArgument) as caught:
+        await tab.select(_ref(snap, "Size"), "Huge")
+    assert "'Small'" in caught.value.hint
+    with pytest.raises(InvalidArgument):
+        await tab.select(_ref(snap, "Size"), ["s", "m"])
+
+
+async def test_check_and_uncheck(page):
+    tab, snap = page
+    agree = _ref(snap, "I agree")
+    assert (await tab.check(agree)).detail == "checked"
+    assert (await tab.check(agree)).detail == "already checked"
+    assert (await tab.check(agree, checked=False)).detail == "unchecked"
+    assert await _value(tab, "document.getElementById('agree').checked") is False
+
+
+async def test_upload_files(page, tmp_path):
+    tab, snap = page
+    first, second = tmp_path / "a.txt", tmp_path / "b.txt"
+    first.write_text("one")
+    second.write_text("two")
+    await tab.upload_file("#file", [str(first), str(second)])
+    names = "[...document.getElementById('file').files].map(f => f.name)"
+    assert await _value(tab, names) == ["a.txt", "b.txt"]
+    assert "change file" in await _events(tab)
+    with pytest.raises(InvalidArgument) as caught:
+        await tab.upload_file("#file", [str(tmp_path / "missing.txt")])
+    assert "missing.txt" in str(caught.value)
+    with pytest.raises(NotActionable):
+        await tab.upload_file(_ref(snap, "Count"), [str(first)])
+
+
+async def test_html5_drag_and_drop(page):
+    tab, snap = page
+    receipt = await tab.drag(_ref(snap, "Drag me"), _ref(snap, "Drop zone"))
+    assert "HTML5" in receipt.detail
+    assert await tab.get_text("#drop") == "dropped payload"
+
+
+async def test_scroll_page_and_element(page):
+    tab, _snap = page
+    receipt = await tab.scroll(direction="down", amount=300)
+    assert await _value(tab, "scrollY") > 0 and "scrolled down" in receipt.detail
+    await tab.scroll("#scroller", direction="down", amount=200)
+    assert await _value(tab, "document.getElementById('scroller').scrollTop") > 0
+    with pytest.raises(InvalidArgument):
+        await tab.scroll(direction="sideways")
+
+
+async def test_wait_for_a_late_element_then_click_it(page):
+    tab, snap = page
+    await tab.click(_ref(snap, "Make a late button"))
+    said = await tab.wait(text="Late button", timeout_ms=5_000)
+    assert "appeared" in said
+    late = _ref(await tab.snapshot(), "Late button")
+    await tab.click(late)
+    assert "late clicked" in await _events(tab)
+    await tab.wait(ref=late, state="visible")
+    with pytest.raises(Exception) as caught:
+        await tab.wait(text="never there", timeout_ms=300)
+    assert "never happened" in str(caught.value)
+    with pytest.raises(InvalidArgument):
+        await tab.wait()
+
+
+async def test_get_text_of_page_and_element(page):
+    tab, snap = page
+    assert await tab.get_text(_ref(snap, "Count")) == "Count"
+    text = await tab.get_text(max_chars=50)
+    assert text.startswith("Actions") and "more characters" in text
+
+
+async def test_covered_button_fails_naming_the_cover_and_page_is_unchanged(browser, server):
+    tab = await browser.new_tab(server.url("/covered.html"))
+    snap = await tab.snapshot()
+    with pytest.raises(NotActionable) as caught:
+        await tab.click(_ref(snap, "Buy now"))
+    assert caught.value.reason == "covered"
+    assert "div#backdrop" in str(caught.value) and "dismiss" in caught.value.hint
+    assert tab.title == "Covered"
+    receipt = await tab.click(_ref(snap, "Accept"))
+    assert any("Buy now" in line for line in receipt.diff.changed)
+    await tab.click(_ref(snap, "Buy now"))
+    await tab.wait(text="Buy now")
+    assert (await browser.tabs()) and (
+        await tab.cdp("Runtime.evaluate", {"expression": "document.title", "returnByValue": True})
+    )["result"]["value"] == "clicked under"
+    await tab.close()
+
+
+async def test_disabled_button_is_not_clicked(browser, server):
+    tab = await browser.new_tab(server.url("/receipts.html"))
+    with pytest.raises(NotActionable) as caught:
+        await tab.click(_ref(await tab.snapshot(), "Not yet"))
+    assert caught.value.reason == "disabled"
+    await tab.close()
+
+
+async def test_clicks_land_inside_same_origin_and_cross_origin_frames(
+    browser, server, other_origin
+):
+    tab = await browser.new_tab(server.url(f"/frames.html?child={other_origin.base}"))
+    snap = await tab.snapshot()
+    buttons = [n.ref for n in snap.root.walk() if n.name == "Frame button"]
+    inputs = [n.ref for n in snap.root.walk() if n.name == "Frame input"]
+    assert len(buttons) == 2
+    for ref in buttons:
+        await tab.click(ref)
+    for ref, text in zip(inputs, ("in same", "in cross"), strict=True):
+        await tab.fill(ref, text)
+    after = await tab.snapshot(full=True)
+    assert '"clicked in same"' in after.text and '"clicked in cross"' in after.text
+    assert "in same" in after.text and "in cross" in after.text
+    await tab.close()
+
+
+async def test_receipts_report_navigation_new_tabs_changes_and_console_errors(browser, server):
+    tab = await browser.new_tab(server.url("/receipts.html"))
+    snap = await tab.snapshot()
+    changed = await tab.click(_ref(snap, "Change page"))
+    assert any('"Added"' in line for line in changed.diff.added)
+    assert any('"Renamed"' in line for line in changed.diff.added + changed.diff.changed)
+    thrown = await tab.click(_ref(snap, "Throw"))
+    assert thrown.console_errors and "boom" in thrown.console_errors[0]
+    logged = await tab.click(_ref(snap, "Log error"))
+    assert logged.console_errors == ["something failed"]
+    opened = await tab.click(_ref(snap, "Open home in a new tab"))
+    assert len(opened.new_tabs) == 1 and opened.new_tabs[0] in opened.text()
+    moved = await tab.click(_ref(snap, "Go to second"))
+    assert moved.navigated and moved.url == server.url("/second.html")
+    assert moved.title == "Second page"
+    assert moved.chars == len(moved.text()) and "chars" in moved.text()
+    for other in await browser.tabs():
+        if other is not tab and other.id in opened.new_tabs:
+            await other.close()
+    await tab.close()
+
+
+async def test_a_dialog_from_an_action_is_reported_and_blocks_promptly(browser, server):
+    tab = await browser.new_tab(server.url("/receipts.html"))
+    snap = await tab.snapshot()
+    receipt = await tab.click(_ref(snap, "Confirm me"))
+    assert receipt.dialog is not None and receipt.dialog.type == "confirm"
+    assert "dialog('accept' or 'dismiss')" in receipt.text()
+    started = time.monotonic()
+    with pytest.raises(DialogBlocking) as caught:
+        await tab.click(_ref(snap, "Alert me"), timeout_ms=10_000)
+    assert time.monotonic() - started < 0.5
+    assert "Proceed?" in str(caught.value) and "dialog('accept')" in caught.value.hint
+    await tab.dialog("dismiss")
+    budget = Budget(5)
+    while tab.title != "declined":
+        budget.check("waiting for the page to see the answer")
+        await browser.tabs()  # refreshes titles from the browser
+        await budget.sleep(0.02)
+    await tab.close()
+
+
+async def test_act_batch_runs_in_order_and_stops_at_the_first_failure(page):
+    tab, snap = page
+    receipts = await tab.act_batch(
+        [
+            {"action": "fill", "ref": _ref(snap, "Query", "textbox"), "value": "batch"},
+            {"action": "check", "ref": _ref(snap, "I agree")},
+            {"action": "click", "ref": _ref(snap, "Count")},
+        ]
+    )
+    assert [r.action for r in receipts] == ["fill", "check", "click"]
+    with pytest.raises(BatchError) as caught:
+        await tab.act_batch(
+            [
+                {"action": "click", "ref": _ref(snap, "Count")},
+                {"action": "click", "ref": "e99999"},
+                {"action": "click", "ref": _ref(snap, "Count")},
+            ]
+        )
+    assert caught.value.step == 1 and len(caught.value.receipts) == 1
+    assert "step 2 of 3" in str(caught.value)
+    assert (await _events(tab)).count("clicked 1") == 1
+    assert "clicked 2" in await _events(tab) and "clicked 3" not in await _events(tab)
+    with pytest.raises(InvalidArgument):
+        await tab.act_batch([{"action": "explode"}])
+    with pytest.raises(InvalidArgument):
+        await tab.act_batch([{"action": "click", "ref": "e1", "bogus": 1}])
