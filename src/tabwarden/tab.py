@@ -18,6 +18,8 @@ from .budget import Budget
 from .cdp.protocol import Event
 from .cdp.session import CDPSession
 from .content import ImageList, PageContent, page_content, page_images
+from .screenshot import Screenshot
+from .screenshot import capture as capture_screenshot
 from .errors import (
     CDPError,
     DialogBlocking,
@@ -486,6 +488,43 @@ class Tab:
             session = await self._ready_session(budget)
             self._check_no_dialog()
             return await page_images(session, budget, max_images=max_images)
+
+    async def screenshot(
+        self,
+        *,
+        ref: str | None = None,
+        full_page: bool = False,
+        format: str = "png",
+        quality: int | None = None,
+        annotate: bool = False,
+        path: str | None = None,
+        timeout_ms: float | None = None,
+    ) -> Screenshot:
+        """Capture the viewport, the full page (``full_page``) or one element (``ref``).
+
+        ``annotate=True`` draws each interactive element's ref on the image.
+        ``path`` also writes the image there.
+        """
+        async with self._browser._operation(timeout_ms, "action") as budget:
+            await self._ready_session(budget)
+            self._check_no_dialog()
+            self._actions += 1
+            self._object_group = f"tabwarden-action-{self._actions}"
+            try:
+                shot = await capture_screenshot(
+                    self,
+                    budget,
+                    ref=ref,
+                    full_page=full_page,
+                    format=format,
+                    quality=quality,
+                    annotate=annotate,
+                )
+            finally:
+                self._release_objects(self._object_group)
+            if path is not None:
+                shot.save(path)
+            return shot
 
     # ---- tab control ---------------------------------------------------------------
 

@@ -25,6 +25,7 @@ __all__ = [
     "actionable_point",
     "click",
     "drag",
+    "frame_offset",
     "hover",
     "modifier_bits",
     "visible",
@@ -130,7 +131,7 @@ async def actionable_point(
             hint="close or dismiss what covers it first (e.g. the dialog's close or accept "
             "button), or wait for it to go away; take a snapshot to see it",
         )
-    dx, dy = await _frame_offset(tab, element.frame_id, budget)
+    dx, dy = await frame_offset(tab, element.frame_id, budget)
     return Point(local.x + dx, local.y + dy)
 
 
@@ -278,7 +279,7 @@ async def _hit_test(element: Element, point: Point, budget: Budget) -> str | Non
     return description
 
 
-async def _frame_offset(tab: Tab, frame_id: str, budget: Budget) -> tuple[float, float]:
+async def frame_offset(tab: Tab, frame_id: str, budget: Budget) -> tuple[float, float]:
     """How far the local root viewport of ``frame_id`` sits from the top viewport."""
     registry = tab.frames
     dx = dy = 0.0
