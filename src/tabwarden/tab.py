@@ -18,8 +18,6 @@ from .budget import Budget
 from .cdp.protocol import Event
 from .cdp.session import CDPSession
 from .content import ImageList, PageContent, page_content, page_images
-from .screenshot import Screenshot
-from .screenshot import capture as capture_screenshot
 from .errors import (
     CDPError,
     DialogBlocking,
@@ -42,6 +40,8 @@ from .navigation import (
     navigation_failure,
     normalize_url,
 )
+from .screenshot import Screenshot
+from .screenshot import capture as capture_screenshot
 from .snapshot import DEFAULT_MAX_CHARS, RefTable, Snapshot, SnapshotNode, page_lines, parse_ref
 from .snapshot.build import build_tree
 from .snapshot.capture import capture_frames
