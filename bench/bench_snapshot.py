@@ -28,6 +28,7 @@ import asyncio
 import contextlib
 import cProfile
 import functools
+import gc
 import http.server
 import io
 import json
@@ -56,6 +57,7 @@ from playwright.async_api import async_playwright
 import tabwarden
 from tabwarden.actions.receipt import ActionWatch
 from tabwarden.budget import Budget
+from tabwarden.cdp.connection import CDPConnection
 from tabwarden.snapshot import Snapshot, page_lines
 from tabwarden.snapshot.build import _Builder
 from tabwarden.snapshot.capture import capture_frames
@@ -521,16 +523,30 @@ class RawClient:
         await self.ws.close()
 
 
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Bench-only: no cyclic garbage collection inside (CDP replies hold no cycles)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _timed_json(text: str) -> tuple[Any, float]:
+    start = time.perf_counter_ns()
+    value = json.loads(text)
+    return value, _ms_since(start)
+
+
 async def bench_breakdown(
     c: Contenders, browser: tabwarden.BrowserSession, page: GeneratedPage, runs: int
 ) -> Table:
     """One interactive snapshot of the largest page, stage by stage."""
     tab = c.tab
     stages: dict[str, list[float]] = {}
-
-    def record(name: str, ms: float) -> None:
-        stages.setdefault(name, []).append(ms)
-
     assert browser.endpoint is not None
     raw = await RawClient.attach(browser.endpoint.ws_url, tab.target_id)
     ax_params = {"frameId": tab.target_id}
@@ -544,30 +560,47 @@ async def bench_breakdown(
     try:
         for run in range(runs + 1):  # the first run warms up and is dropped
             timings: list[tuple[str, float]] = []
+
+            def timed(name: str, ms: float, timings: list[tuple[str, float]] = timings) -> None:
+                timings.append((name, ms))
+
             start = time.perf_counter_ns()
             snap = await tab.snapshot(max_chars=NO_PAGING, timeout_ms=CALL_TIMEOUT_MS)
-            timings.append(("tab.snapshot() interactive, whole", _ms_since(start)))
+            timed("tab.snapshot() interactive, whole", _ms_since(start))
+            with gc_paused():
+                start = time.perf_counter_ns()
+                await tab.snapshot(max_chars=NO_PAGING, timeout_ms=CALL_TIMEOUT_MS)
+                timed("  the same with Python's cyclic GC paused", _ms_since(start))
             start = time.perf_counter_ns()
             await c.page.locator("body").aria_snapshot(timeout=CALL_TIMEOUT_MS)
-            timings.append(("(playwright aria_snapshot(), whole)", _ms_since(start)))
+            timed("(playwright aria_snapshot(), whole)", _ms_since(start))
 
             # Raw CDP on a second socket: Chromium + transfer, then JSON decoding apart.
             text, ms = await raw.call("Accessibility.getFullAXTree", ax_params)
-            timings.append(("Accessibility.getFullAXTree: send → frame received", ms))
+            timed("Accessibility.getFullAXTree: send → reply received", ms)
             sizes["Accessibility.getFullAXTree"] = len(text)
-            start = time.perf_counter_ns()
-            ax_nodes = json.loads(text)["result"]["nodes"]
-            timings.append(("  json.loads of the AX reply", _ms_since(start)))
+            reply, ms = _timed_json(text)
+            timed("  json.loads of the reply", ms)
+            with gc_paused():
+                reply, ms = _timed_json(text)
+            timed("  json.loads of the reply, GC paused", ms)
+            ax_nodes = reply["result"]["nodes"]
             text, ms = await raw.call("DOMSnapshot.captureSnapshot", dom_params)
-            timings.append(("DOMSnapshot.captureSnapshot: send → frame received", ms))
+            timed("DOMSnapshot.captureSnapshot: send → reply received", ms)
             sizes["DOMSnapshot.captureSnapshot"] = len(text)
+            reply, ms = _timed_json(text)
+            timed("  json.loads of the reply", ms)
+            with gc_paused():
+                reply, ms = _timed_json(text)
+            timed("  json.loads of the reply, GC paused", ms)
             start = time.perf_counter_ns()
-            dom_reply = json.loads(text)["result"]
-            timings.append(("  json.loads of the DOMSnapshot reply", _ms_since(start)))
-            del text
-            start = time.perf_counter_ns()
-            parse_documents(dom_reply)
-            timings.append(("  parse_documents (layout.py)", _ms_since(start)))
+            parse_documents(reply["result"])
+            timed("  parse_documents (layout.py)", _ms_since(start))
+            _, ms = await raw.call(
+                "DOMSnapshot.captureSnapshot", {**dom_params, "includeDOMRects": False}
+            )
+            timed("  the same call without includeDOMRects", ms)
+            del text, reply
 
             # tabwarden's own pipeline, step by step (what Tab._snapshot does).
             budget = Budget(CALL_TIMEOUT_MS / 1000)
@@ -575,36 +608,32 @@ async def bench_breakdown(
             assert tracker is not None
             start = time.perf_counter_ns()
             data = await capture_frames(tracker.registry, budget)
-            timings.append(
-                ("capture_frames (both calls at once, decoded, parsed)", _ms_since(start))
-            )
+            timed("capture_frames: both calls at once, decoded, parsed", _ms_since(start))
             start = time.perf_counter_ns()
             builder = _Builder(data, tab.refs)
             root = builder.frame(tab.target_id, None, ())
-            timings.append(("build_tree: nodes (_Builder.frame)", _ms_since(start)))
+            timed("build_tree: nodes (_Builder.frame)", _ms_since(start))
             start = time.perf_counter_ns()
             builder.assign_refs(root)
-            timings.append(("build_tree: assign_refs", _ms_since(start)))
+            timed("build_tree: assign_refs", _ms_since(start))
             start = time.perf_counter_ns()
             builder.mark_covered()
-            timings.append(("build_tree: mark_covered", _ms_since(start)))
+            timed("build_tree: mark_covered", _ms_since(start))
             start = time.perf_counter_ns()
             lines = render_lines(root, full=False, page_url=tab.url)
-            timings.append(("render_lines (interactive)", _ms_since(start)))
+            timed("render_lines (interactive)", _ms_since(start))
             start = time.perf_counter_ns()
             page_lines(["# header"], lines, max_chars=NO_PAGING)
-            timings.append(("page_lines", _ms_since(start)))
-            start = time.perf_counter_ns()
-            nodes = root.walk()
-            timings.append(("(root.walk() of the built tree)", _ms_since(start)))
+            timed("page_lines", _ms_since(start))
+            del data, builder
             if run > 0:
                 for name, ms in timings:
-                    record(name, ms)
+                    stages.setdefault(name, []).append(ms)
     finally:
         await raw.close()
     table = Table(
         f"(4) where a {page.size:,}-element interactive snapshot's time goes — "
-        f"{runs} runs after 1 warm-up (medians; stages timed apart, not additive)"
+        f"{runs} runs after 1 warm-up (stages timed one by one: not additive)"
     )
     for name, values in stages.items():
         table.add(Row(name, "ms", tuple(values)))
@@ -620,10 +649,50 @@ async def bench_breakdown(
         f"AX nodes: {len(ax_nodes):,} ({ignored:,} ignored); most common roles: "
         + ", ".join(f"{role} {n:,}" for role, n in roles.most_common(6))
     )
+    nodes = root.walk()
     table.note(
         f"built tree: {len(nodes):,} nodes, {sum(1 for n in nodes if n.ref):,} refs; "
         f"interactive view {len(snap.lines):,} lines"
     )
+    return table
+
+
+@contextlib.contextmanager
+def cdp_trace() -> Iterator[list[tuple[str, float, float]]]:
+    """Bench-only: record (method, start ms, duration ms) of every CDP command sent."""
+    calls: list[tuple[str, float, float]] = []
+    original = CDPConnection.send
+    origin = time.perf_counter_ns()
+
+    async def send(self: CDPConnection, method: str, *args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter_ns()
+        try:
+            return await original(self, method, *args, **kwargs)
+        finally:
+            calls.append((method, (start - origin) / 1e6, _ms_since(start)))
+
+    CDPConnection.send = send  # type: ignore[method-assign]
+    try:
+        yield calls
+    finally:
+        CDPConnection.send = original  # type: ignore[method-assign]
+
+
+async def trace_click(c: Contenders, page: GeneratedPage) -> Table:
+    """The CDP commands of one click (no diff), in order, with their durations."""
+    ref = await _target_ref(c.tab, page.target_id)
+    with receipts_without_diff():
+        await c.tab.click(ref, timeout_ms=CALL_TIMEOUT_MS)  # warm
+        with cdp_trace() as calls:
+            start = time.perf_counter_ns()
+            await c.tab.click(ref, timeout_ms=CALL_TIMEOUT_MS)
+            total = _ms_since(start)
+    table = Table(
+        f"(5) one tabwarden click(ref) without diff, {page.size:,} elements, traced: "
+        f"{total:.1f} ms, {len(calls)} CDP commands"
+    )
+    for method, at, ms in sorted(calls, key=lambda call: call[1]):
+        table.note(f"at {at:6.1f} ms  {method:<32} {ms:6.1f} ms")
     return table
 
 
@@ -764,6 +833,7 @@ async def main(quick: bool, sizes: list[int], profile: bool) -> int:
                     if largest is not None:
                         await _goto(c, server.url(f"page-{largest.size}.html"), largest)
                         (await bench_breakdown(c, browser, largest, plan.breakdown_runs)).print()
+                        (await trace_click(c, largest)).print()
                         if profile:
                             print(
                                 f"\ncProfile of one {largest.size:,}-element interactive "

@@ -54,6 +54,8 @@ class BrowserSession:
         self._next_tab = 1
         self._active: Tab | None = None
         self._recent: list[Tab] = []
+        self._front: str | None = None
+        """Target id of the tab the browser shows (the others render no frames)."""
         self._tasks: set[asyncio.Task[Any]] = set()
         self._start_lock = asyncio.Lock()
         self._busy = 0
@@ -193,6 +195,7 @@ class BrowserSession:
             await self._browser_cdp().send(
                 "Target.activateTarget", {"targetId": tab.target_id}, budget=budget
             )
+            self._front = tab.target_id
             self._set_active(tab)
             return tab
 
@@ -253,6 +256,13 @@ class BrowserSession:
 
     def _browser_cdp(self) -> CDPSession:
         return CDPSession(self.connection, None)
+
+    async def _bring_to_front(self, tab: Tab, budget: Budget) -> None:
+        """Show ``tab`` (a background tab runs no animation frames, so pages that
+        render on them would not react to an agent's actions)."""
+        if self._front != tab.target_id:
+            await (await tab._ready_session(budget)).send("Page.bringToFront", budget=budget)
+            self._front = tab.target_id
 
     def _tab_by_target(self, target_id: str) -> Tab | None:
         return self._tabs.get(target_id)
@@ -328,6 +338,7 @@ class BrowserSession:
         )
         tab = self._register(reply["targetId"], {"url": "about:blank"})
         tab._created_here = True
+        self._front = tab.target_id
         await tab._ready_session(budget)
         return tab
 
@@ -411,6 +422,8 @@ class BrowserSession:
         info = event.params.get("targetInfo", {})
         if info.get("type") == "page":
             self._register(info["targetId"], info)
+            if info.get("openerId"):
+                self._front = info["targetId"]  # the browser shows a popup in front
 
     def _on_target_info_changed(self, event: Event) -> None:
         info = event.params.get("targetInfo", {})

@@ -653,6 +653,7 @@ class Tab:
             await self._ready_session(budget)
             self._check_no_dialog()
             async with self._input_lock:
+                await self._browser._bring_to_front(self, budget)
                 self._actions += 1
                 group = self._object_group = f"tabwarden-action-{self._actions}"
                 with ActionWatch(self) as watch:

@@ -8,6 +8,7 @@ page session, which routes them into frames like a real pointer.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -46,14 +47,12 @@ _STATE = """function() {
   return {visible, disabled};
 }"""
 
-# Two animation frames; a tab in the background renders no frames, so a timer ends
-# the wait there (it cannot be animating on screen either).
 _TWO_FRAMES = """function() {
-  return new Promise(r => {
-    requestAnimationFrame(() => requestAnimationFrame(() => r(true)));
-    setTimeout(() => r(false), 100);
-  });
+  return new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))));
 }"""
+# A page that renders no frames (a background tab) cannot be animating on screen:
+# past this, the stability check compares positions without waiting for frames.
+_FRAMES_WAIT_S = 0.15
 
 _CONTAINS = """function(other) {
   let node = other;
@@ -239,7 +238,14 @@ async def _stable_center(element: Element, budget: Budget) -> Point:
     for _ in range(_STABLE_TRIES):
         if previous is None:
             raise _hidden(element)
-        await call_on(element.session, element.object_id, _TWO_FRAMES, budget, await_promise=True)
+        with contextlib.suppress(DeadlineExceeded):
+            await call_on(
+                element.session,
+                element.object_id,
+                _TWO_FRAMES,
+                budget.child(_FRAMES_WAIT_S),
+                await_promise=True,
+            )
         current = await _quad_center(element, budget)
         if current == previous:
             return current

@@ -7,6 +7,7 @@ diffed against the previous one, so the agent often needs no new snapshot.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from dataclasses import dataclass, field
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..budget import Budget
 from ..cdp.protocol import Event, Subscription
-from ..errors import DeadlineExceeded, TabwardenError
+from ..errors import CDPError, DeadlineExceeded, TabwardenError
 from ..navigation import DialogInfo
 from ..snapshot.render import SnapshotDiff, diff_lines
 
@@ -24,15 +25,11 @@ if TYPE_CHECKING:
 __all__ = ["ActionWatch", "Receipt"]
 
 _SETTLE_NAVIGATION_S = 5.0
-_SETTLE_FRAMES_S = 0.5
+_SETTLE_FRAMES_S = 0.15  # a background tab renders no frames: do not wait long for them
 _MAX_CONSOLE = 5
 _MAX_DIFF_LINES = 30
 
-# As in pointer.py: a background tab renders no frames, so a timer ends the wait.
-_TWO_FRAMES = (
-    "new Promise(r => { requestAnimationFrame(() => requestAnimationFrame(() => r(true)));"
-    " setTimeout(() => r(false), 100); })"
-)
+_TWO_FRAMES = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(1))))"
 
 
 @dataclass(frozen=True)
@@ -197,25 +194,21 @@ class ActionWatch:
         )
 
     async def _settle(self, budget: Budget) -> None:
-        """A started navigation: until DOMContentLoaded; otherwise two animation frames."""
+        """Two animation frames; a navigation that started: until DOMContentLoaded."""
         if self.dialog is not None or self._tab.pending_dialog is not None:
             return
-        try:
-            if self.loading:
-                wait = budget.child(_SETTLE_NAVIGATION_S)
-                while not self._dom_ready():
-                    if self.dialog is not None:
-                        return
-                    wait.check("waiting for the page to load")
-                    await wait.sleep(0.02)
-            else:
+        if not self.loading:
+            with contextlib.suppress(DeadlineExceeded, CDPError):  # CDPError: it navigated
                 await self._tab.frames.main_session.send(
                     "Runtime.evaluate",
                     {"expression": _TWO_FRAMES, "awaitPromise": True},
                     budget=budget.child(_SETTLE_FRAMES_S),
                 )
-        except DeadlineExceeded:
-            pass  # still loading or busy: report what is known now
+        if not self.loading:
+            return
+        wait = budget.child(_SETTLE_NAVIGATION_S)
+        while not self._dom_ready() and self.dialog is None and not wait.expired:
+            await wait.sleep(0.02)  # still loading at the deadline: report what is known
 
     def _dom_ready(self) -> bool:
         return bool(self.loader_id) and "DOMContentLoaded" in self.lifecycle.get(

@@ -20,6 +20,7 @@ from ..budget import Budget
 from ..errors import DeadlineExceeded, TabwardenError
 from ..navigation import NavigationResult
 from ..session import BrowserSession
+from ..snapshot import Snapshot
 from ..tab import Tab
 from .server import DemoSite
 
@@ -31,7 +32,6 @@ _POPUP_TIMEOUT_S = 10.0
 _WAKE_S = 0.1
 """Longest pause between two looks at the tab list (a target event wakes it sooner)."""
 _TARGET_EVENTS = ("Target.targetCreated", "Target.targetInfoChanged", "Target.targetDestroyed")
-_CLICK_POPUP_LINK = "document.querySelector('a[target=_blank]').click()"
 
 
 class DemoFailed(Exception):
@@ -160,9 +160,38 @@ async def _session(narrator: _Narrator, site: DemoSite, *, headless: bool) -> No
                 f"(load stopped at {result.reached[-1] if result.reached else 'nothing'})",
             ]
 
-        async with step("dismiss") as said:
-            await tab.cdp("Page.handleJavaScriptDialog", {"accept": True})
-            said.append("accepted the alert (raw CDP Page.handleJavaScriptDialog)")
+        async with step("dialog") as said:
+            answered = await tab.dialog("accept")
+            said.append(f"accepted the {answered.type} (tab.dialog)")
+
+        async with step("open") as said:
+            result = await tab.navigate(site.url("contact.html"))
+            _expect_status(result, 200)
+            said += _page(narrator, result)
+
+        async with step("snapshot") as said:
+            snapshot = await tab.snapshot()
+            said.append(f"{len(snapshot.lines)} lines, {snapshot.page.chars} chars")
+        for line in snapshot.text.splitlines()[1:-1]:
+            narrator.line(f"{'':12}{line}")
+
+        async with step("fill") as said:
+            receipt = await tab.fill(_ref(snapshot, "Name"), "Ada Lovelace")
+            await tab.fill(_ref(snapshot, "Email"), "ada@example.org")
+            await tab.select(_ref(snapshot, "Topic"), "A product")
+            await tab.fill(_ref(snapshot, "Message"), "Do you ship analytical engines?")
+            await tab.check(_ref(snapshot, "Send me the newsletter"))
+            said.append(f"name, email, topic, message, newsletter by ref ({receipt.target})")
+
+        async with step("click") as said:
+            receipt = await tab.click(_ref(snapshot, "Send"))
+            if not receipt.navigated:
+                raise DemoFailed("submitting the contact form did not navigate")
+            said += [
+                f"{receipt.target} → {narrator.short(receipt.url).split('?')[0]}",
+                _quoted(receipt.title),
+                f"(receipt: {receipt.chars} chars)",
+            ]
 
         async with step("navigate") as said:
             result = await tab.navigate(site.url("deals.html"))
@@ -171,10 +200,12 @@ async def _session(narrator: _Narrator, site: DemoSite, *, headless: bool) -> No
 
         async with step("click") as said:
             before = {t.id for t in await browser.tabs()}
-            await tab.cdp(
-                "Runtime.evaluate", {"expression": _CLICK_POPUP_LINK, "userGesture": True}
+            deals = await tab.snapshot(find="deal")
+            link = next(
+                n.ref for n in deals.root.walk() if n.role == "link" and "deal" in n.name and n.ref
             )
-            said.append("a[target=_blank] (raw CDP Runtime.evaluate, userGesture)")
+            receipt = await tab.click(link)
+            said.append(f"{receipt.target} (target=_blank)")
 
         async with step("popup") as said:
             popup = await _wait_for_popup(browser, tab, before, site.url("deal-of-the-day.html"))
@@ -245,6 +276,18 @@ async def _wait_for_popup(browser: BrowserSession, opener: Tab, before: set[str]
         f"{_POPUP_TIMEOUT_S:.0f} s: the page did not finish loading, or its title "
         "never reached tab.title"
     )
+
+
+def _ref(snapshot: Snapshot, name: str) -> str:
+    """The ref of the node named ``name`` (else the first whose name starts with it)."""
+    nodes = [node for node in snapshot.root.walk() if node.ref]
+    for node in nodes:
+        if node.name == name:
+            return node.ref  # type: ignore[return-value]
+    for node in nodes:
+        if node.name.startswith(name):
+            return node.ref  # type: ignore[return-value]
+    raise DemoFailed(f"the snapshot has no element named {name!r}")
 
 
 def _expect_status(result: NavigationResult, status: int) -> None:
