@@ -15,10 +15,15 @@ Playwright's ``locator("body").aria_snapshot()``, their sizes and how many of th
 page's interactive elements each shows; then a click on a button in the middle of
 the page by ref (tabwarden, with its receipt's diff and without it) against
 Playwright's ``locator("#target").click()``. At the largest size it breaks one
-interactive snapshot into its stages (CDP calls, JSON decoding, parsing, tree
-building, rendering). It prints medians and p90s in tables, and checks at the end
-that no browser process it started is left running. This is a measurement
-script, not a test: it always exits 0 unless something breaks, whatever the figures.
+interactive snapshot into its stages (CDP calls, JSON decoding with and without
+Python's cyclic GC, parsing, tree building, rendering) and traces the CDP commands
+of one click. It prints medians and p90s in tables, and checks at the end that no
+browser process it started is left running. This is a measurement script, not a
+test: it always exits 0 unless something breaks, whatever the figures.
+
+Rows marked "patched" or "GC paused" change tabwarden's behaviour inside this
+process only (a private method swapped, ``gc.disable()``): they show what an
+option would gain, not what tabwarden does today.
 """
 
 from __future__ import annotations
@@ -580,19 +585,19 @@ async def bench_breakdown(
             timed("Accessibility.getFullAXTree: send → reply received", ms)
             sizes["Accessibility.getFullAXTree"] = len(text)
             reply, ms = _timed_json(text)
-            timed("  json.loads of the reply", ms)
+            timed("  json.loads of the AX reply", ms)
             with gc_paused():
                 reply, ms = _timed_json(text)
-            timed("  json.loads of the reply, GC paused", ms)
+            timed("  json.loads of the AX reply, GC paused", ms)
             ax_nodes = reply["result"]["nodes"]
             text, ms = await raw.call("DOMSnapshot.captureSnapshot", dom_params)
             timed("DOMSnapshot.captureSnapshot: send → reply received", ms)
             sizes["DOMSnapshot.captureSnapshot"] = len(text)
             reply, ms = _timed_json(text)
-            timed("  json.loads of the reply", ms)
+            timed("  json.loads of the DOMSnapshot reply", ms)
             with gc_paused():
                 reply, ms = _timed_json(text)
-            timed("  json.loads of the reply, GC paused", ms)
+            timed("  json.loads of the DOMSnapshot reply, GC paused", ms)
             start = time.perf_counter_ns()
             parse_documents(reply["result"])
             timed("  parse_documents (layout.py)", _ms_since(start))
