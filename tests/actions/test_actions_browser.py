@@ -311,3 +311,31 @@ async def test_act_batch_runs_in_order_and_stops_at_the_first_failure(page):
         await tab.act_batch([{"action": "explode"}])
     with pytest.raises(InvalidArgument):
         await tab.act_batch([{"action": "click", "ref": "e1", "bogus": 1}])
+
+
+async def test_clicks_hit_the_right_element_at_device_pixel_ratio_two(browser, server, other_origin):
+    tab = await browser.new_tab(server.url(f"/frames.html?child={other_origin.base}"))
+    await tab.cdp(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": 900, "height": 600, "deviceScaleFactor": 2, "mobile": False},
+    )
+    try:
+        snap = await tab.snapshot()
+        cross = [n.ref for n in snap.root.walk() if n.name == "Frame button"][1]
+        await tab.click(cross)
+        await tab.click(_ref(snap, "Top button"))
+        assert '"clicked in cross"' in (await tab.snapshot(full=True)).text
+    finally:
+        await tab.cdp("Emulation.clearDeviceMetricsOverride")
+        await tab.close()
+
+
+async def test_wait_for_load_states(browser, server):
+    tab = await browser.new_tab()
+    await tab.navigate(server.url("/busy_network.html"), wait_until="commit")
+    assert "domcontentloaded" in await tab.wait(load_state="domcontentloaded")
+    assert "reached load" in await tab.wait(load_state="load")
+    assert "networkidle" in await tab.wait(load_state="networkidle", timeout_ms=10_000)
+    with pytest.raises(InvalidArgument):
+        await tab.wait(load_state="idle")
+    await tab.close()
