@@ -340,6 +340,6 @@ def test_configuration_reference_doc_matches_the_code() -> None:
     doc = Path(__file__).resolve().parents[1] / "docs" / "configuration.md"
     assert doc.read_text() == config_reference(), (
         "docs/configuration.md is stale: regenerate it with "
-        "python -c \"from tabwarden.config import config_reference; "
+        'python -c "from tabwarden.config import config_reference; '
         "open('docs/configuration.md','w').write(config_reference())\""
     )

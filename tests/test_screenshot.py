@@ -15,7 +15,6 @@ def _png_size(data: bytes) -> tuple[int, int]:
     return width, height
 
 
-
 async def test_viewport_full_page_and_element(browser, server, other_origin, tmp_path):
     tab = await browser.new_tab(server.url(f"/frames.html?child={other_origin.base}"))
     viewport = await tab.screenshot()

@@ -313,7 +313,9 @@ async def test_act_batch_runs_in_order_and_stops_at_the_first_failure(page):
         await tab.act_batch([{"action": "click", "ref": "e1", "bogus": 1}])
 
 
-async def test_clicks_hit_the_right_element_at_device_pixel_ratio_two(browser, server, other_origin):
+async def test_clicks_hit_the_right_element_at_device_pixel_ratio_two(
+    browser, server, other_origin
+):
     tab = await browser.new_tab(server.url(f"/frames.html?child={other_origin.base}"))
     await tab.cdp(
         "Emulation.setDeviceMetricsOverride",
