@@ -7,12 +7,12 @@ import pytest
 from tabwarden.errors import InvalidArgument, InvalidURL, NavigationError, NavigationFailed
 from tabwarden.navigation import (
     WAIT_UNTIL,
-    DialogInfo,
     NavigationResult,
     check_wait_until,
     navigation_failure,
     normalize_url,
 )
+from tabwarden.supervisor.dialogs import PendingDialog
 
 # ---- normalize_url: accepted -------------------------------------------------------
 
@@ -286,18 +286,18 @@ def test_result_to_dict_ok_true_for_success() -> None:
 
 
 def test_result_to_dict_turns_dialog_into_a_dict() -> None:
-    dialog = DialogInfo.from_cdp(
-        {"type": "alert", "message": "hello", "url": "https://example.com/", "defaultPrompt": ""}
+    dialog = PendingDialog(
+        id="d-1",
+        type="alert",
+        message="hello",
+        default_prompt="",
+        url="https://example.com/",
+        tab_id="t1",
+        frame_id="F",
+        session_id="S",
+        opened_at=1.0,
     )
     data = make_result(200, dialog=dialog).to_dict()
-    assert data["dialog"] == {
-        "type": "alert",
-        "message": "hello",
-        "url": "https://example.com/",
-        "default_prompt": "",
-    }
-
-
-def test_dialog_from_cdp_fills_missing_fields() -> None:
-    dialog = DialogInfo.from_cdp({"type": "prompt", "defaultPrompt": "name?"})
-    assert dialog == DialogInfo(type="prompt", message="", url="", default_prompt="name?")
+    assert data["dialog"]["id"] == "d-1"
+    assert data["dialog"]["type"] == "alert" and data["dialog"]["message"] == "hello"
+    assert data["dialog"]["tab_id"] == "t1" and data["dialog"]["source"] == "native"

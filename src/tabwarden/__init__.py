@@ -52,9 +52,11 @@ from .errors import (
     UnknownRef,
 )
 from .manager import SessionManager
-from .navigation import DialogInfo, NavigationResult
+from .navigation import NavigationResult
 from .session import BrowserSession
 from .snapshot import Snapshot, SnapshotNode
+from .supervisor.dialogs import ClosedDialog, PendingDialog
+from .supervisor.supervisor import SupervisorState
 from .tab import Tab, TabInfo
 
 __version__ = "0.1.0"
@@ -73,13 +75,13 @@ __all__ = [
     "CDPError",
     "CDPTimeout",
     "Cancelled",
+    "ClosedDialog",
     "Config",
     "ConfigError",
     "ConnectionLost",
     "ConsentRequired",
     "DeadlineExceeded",
     "DialogBlocking",
-    "DialogInfo",
     "Endpoint",
     "EndpointError",
     "InvalidArgument",
@@ -92,6 +94,7 @@ __all__ = [
     "NavigationTimeout",
     "NoHistoryEntry",
     "NotActionable",
+    "PendingDialog",
     "ProfileInUse",
     "RefError",
     "SessionClosed",
@@ -102,6 +105,7 @@ __all__ = [
     "Snapshot",
     "SnapshotNode",
     "StaleRefError",
+    "SupervisorState",
     "Tab",
     "TabClosed",
     "TabError",

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -60,6 +60,18 @@ class BrowserConfig(_Section):
         120,
         ge=0,
         description="A managed session unused this long is closed (0 = never).",
+    )
+    dialog_policy: Literal["must_respond", "auto_dismiss", "auto_accept"] = Field(
+        "must_respond",
+        description="What happens to alert/confirm/prompt/beforeunload dialogs: wait for the "
+        "agent's answer, or answer at once (dismiss or accept) and record it.",
+    )
+    dialog_timeout_s: float = Field(
+        300,
+        gt=0,
+        le=3600,
+        description="With must_respond, a dialog left unanswered this long is dismissed "
+        "by the watchdog.",
     )
 
 

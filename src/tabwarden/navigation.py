@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -24,10 +23,10 @@ from .errors import (
     NavigationFailed,
     NavigationTimeout,
 )
+from .supervisor.dialogs import PendingDialog
 
 __all__ = [
     "WAIT_UNTIL",
-    "DialogInfo",
     "NavigationResult",
     "NavigationWatch",
     "WaitUntil",
@@ -49,31 +48,10 @@ _EVENTS = (
     "Page.frameNavigated",
     "Page.navigatedWithinDocument",
     "Page.lifecycleEvent",
-    "Page.javascriptDialogOpening",
     "Network.responseReceived",
     "Network.loadingFailed",
     "Inspector.targetCrashed",
 )
-
-
-@dataclass(frozen=True, slots=True)
-class DialogInfo:
-    """A native dialog (alert, confirm, prompt, beforeunload) open in a tab."""
-
-    type: str
-    message: str
-    url: str = ""
-    default_prompt: str = ""
-
-    @classmethod
-    def from_cdp(cls, params: dict[str, Any]) -> DialogInfo:
-        """From ``Page.javascriptDialogOpening`` parameters."""
-        return cls(
-            type=params.get("type", ""),
-            message=params.get("message", ""),
-            url=params.get("url", ""),
-            default_prompt=params.get("defaultPrompt", ""),
-        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,8 +67,8 @@ class NavigationResult:
     """Stages the load reached, in order (``commit``, ``DOMContentLoaded``, ``load``…)."""
     elapsed_ms: int
     same_document: bool = False
-    dialog: DialogInfo | None = None
-    """A dialog that opened during the load; the page waits on it, so the load stops here."""
+    dialog: PendingDialog | None = None
+    """A dialog that opened during the load and waits for an answer: the load stops here."""
 
     @property
     def ok(self) -> bool:
@@ -239,15 +217,14 @@ class NavigationWatch:
         wait_until: WaitUntil,
         budget: Budget,
         loader_id: str | None = None,
-        finish: Callable[[_Outcome], Awaitable[NavigationResult]],
-    ) -> NavigationResult:
-        """Wait until the load reaches ``wait_until``, a dialog opens, or it fails."""
+    ) -> _Outcome:
+        """Wait until the load reaches ``wait_until`` (or fails, or runs out of time)."""
         if loader_id is not None:
             self._committed = loader_id
         while True:
             state = self._loads.get(self._committed) if self._committed else None
             if state is not None and self._is_done(state, wait_until):
-                return await finish(self._outcome(state, wait_until))
+                return self._outcome(state, wait_until)
             try:
                 event = await self._queue.get(budget, what=f"loading {url}")
             except DeadlineExceeded:
@@ -262,7 +239,12 @@ class NavigationWatch:
                 ) from None
             outcome = self._apply(event.method, event.params, url, wait_until)
             if outcome is not None:
-                return await finish(outcome)
+                return outcome
+
+    def partial(self, wait_until: WaitUntil) -> _Outcome:
+        """Where the load got to so far (a dialog stopped it)."""
+        state = self._loads.get(self._committed or "") or _LoadState()
+        return self._outcome(state, wait_until)
 
     # ---- private -------------------------------------------------------------------
 
@@ -300,9 +282,6 @@ class NavigationWatch:
                 state.status = response.get("status")
                 state.status_text = response.get("statusText", "")
                 state.url = response.get("url", state.url)
-        elif method == "Page.javascriptDialogOpening":
-            state = self._loads.get(self._committed or "") or _LoadState()
-            return self._outcome(state, wait_until, dialog=DialogInfo.from_cdp(params))
         elif method == "Inspector.targetCrashed":
             raise NavigationFailed(
                 f"the page crashed while loading {url}",
@@ -323,7 +302,6 @@ class NavigationWatch:
         wait_until: WaitUntil,
         *,
         same_document: bool = False,
-        dialog: DialogInfo | None = None,
     ) -> _Outcome:
         return _Outcome(
             url=state.url,
@@ -333,7 +311,6 @@ class NavigationWatch:
             reached=tuple(state.reached),
             elapsed_ms=int((time.monotonic() - self._started) * 1000),
             same_document=same_document,
-            dialog=dialog,
         )
 
 
@@ -346,4 +323,3 @@ class _Outcome:
     reached: tuple[str, ...]
     elapsed_ms: int
     same_document: bool
-    dialog: DialogInfo | None

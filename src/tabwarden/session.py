@@ -27,9 +27,12 @@ from .errors import (
     InvalidArgument,
     SessionClosed,
     TabNotFound,
+    TabwardenError,
 )
 from .navigation import NavigationResult, check_wait_until, normalize_url
-from .tab import Tab, TabInfo
+from .supervisor.dialogs import ClosedDialog
+from .supervisor.supervisor import Supervisor, SupervisorState
+from .tab import Tab, TabInfo, _dialog_action
 
 __all__ = ["BrowserSession"]
 
@@ -62,6 +65,11 @@ class BrowserSession:
         self._closing = False
         self._closed = False
         self._lost_reason = ""
+        self.supervisor = Supervisor(
+            self,
+            policy=self.config.browser.dialog_policy,
+            dialog_timeout_s=self.config.browser.dialog_timeout_s,
+        )
 
     def __repr__(self) -> str:
         state = "closed" if self._closed else f"{len(self._tabs)} tabs"
@@ -111,6 +119,7 @@ class BrowserSession:
         if self._closed:
             return
         self._closing = True
+        self.supervisor.stop()  # first: no answer or watchdog runs during teardown
         try:
             if self.connected and not self.backend.owns_browser:
                 await self._close_own_tabs()
@@ -207,12 +216,39 @@ class BrowserSession:
             tab = self.get_tab(tab_id) if tab_id is not None else self._active
             if tab is None:
                 raise TabNotFound("there is no active tab to close")
+            # A page paused in a dialog cannot run its unload: answer for it first.
+            for dialog in self.supervisor.pending(tab):
+                with contextlib.suppress(TabwardenError):
+                    await self.supervisor.answer(
+                        accept=dialog.type == "beforeunload",
+                        dialog_id=dialog.id,
+                        budget=budget.child(2.0),
+                    )
             with self.connection.event_queue(["Target.targetDestroyed"], None) as destroyed:
                 await self._browser_cdp().send(
                     "Target.closeTarget", {"targetId": tab.target_id}, budget=budget
                 )
                 while not tab.closed:
                     await destroyed.get(budget, what=f"closing tab {tab.id}")
+
+    async def dialog(
+        self,
+        action: str = "accept",
+        *,
+        prompt_text: str | None = None,
+        dialog_id: str | None = None,
+        timeout_ms: float | None = None,
+    ) -> ClosedDialog:
+        """Answer a pending dialog of any tab: the one named by ``dialog_id``, or the only one."""
+        accept = _dialog_action(action)
+        async with self._operation(timeout_ms, "action") as budget:
+            return await self.supervisor.answer(
+                accept=accept, prompt_text=prompt_text, dialog_id=dialog_id, budget=budget
+            )
+
+    def state(self, tab: Tab | None = None) -> SupervisorState:
+        """What the supervisor knows (dialogs, console errors, frames); never waits."""
+        return self.supervisor.state(tab)
 
     async def cdp(
         self, method: str, params: dict[str, Any] | None = None, *, timeout_ms: float | None = None
@@ -264,6 +300,22 @@ class BrowserSession:
             await (await tab._ready_session(budget)).send("Page.bringToFront", budget=budget)
             self._front = tab.target_id
 
+    def _tab_by_id(self, tab_id: str) -> Tab | None:
+        return next((t for t in self._tabs.values() if t.id == tab_id), None)
+
+    def _tab_of_session(self, session_id: str | None) -> tuple[Tab, str] | None:
+        """The tab, and the frame, that a CDP session renders (OOPIF sessions included)."""
+        if session_id is None:
+            return None
+        for tab in self._tabs.values():
+            if tab._session is not None and tab._session.session_id == session_id:
+                return tab, tab.target_id
+            if tab._frames is not None:
+                for frame in tab._frames.registry.frames():
+                    if frame.is_oopif and frame.session_id == session_id:
+                        return tab, frame.frame_id
+        return None
+
     def _tab_by_target(self, target_id: str) -> Tab | None:
         return self._tabs.get(target_id)
 
@@ -292,6 +344,7 @@ class BrowserSession:
             raise
         connection.loss_error = self._loss_error
         self._connection = connection
+        self.supervisor.attach(connection)
         self.launches += 1
         connection.on_close(lambda: self._on_connection_closed(connection))
         browser = CDPSession(connection, None)
@@ -412,6 +465,7 @@ class BrowserSession:
             return
         status = self.backend.exit_status() if self.backend.owns_browser else None
         self._lost_reason = connection.close_reason if status is None else f"the browser {status}"
+        self.supervisor.browser_gone(self._lost_reason)
         if not self._closing:
             self._forget_tabs(
                 f"the browser went away ({self._lost_reason}); the next call on session "
@@ -435,6 +489,7 @@ class BrowserSession:
         tab = self._tabs.pop(event.params.get("targetId", ""), None)
         if tab is None:
             return
+        self.supervisor.tab_closed(tab)
         tab._mark_closed("it was closed")
         if tab in self._recent:
             self._recent.remove(tab)
@@ -472,3 +527,4 @@ class BrowserSession:
         with contextlib.suppress(CDPError, ConnectionLost):
             await session.send("Runtime.runIfWaitingForDebugger", budget=budget)
             await session.detach(budget=budget)
+

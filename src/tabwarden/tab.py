@@ -9,7 +9,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from .actions import batch, forms, pointer, waiting
 from .actions.receipt import ActionWatch, Receipt
@@ -31,7 +31,6 @@ from .errors import (
 )
 from .frames import AUTO_ATTACH_IFRAMES, FrameRegistry, FrameTracker
 from .navigation import (
-    DialogInfo,
     NavigationResult,
     NavigationWatch,
     WaitUntil,
@@ -46,11 +45,15 @@ from .snapshot import DEFAULT_MAX_CHARS, RefTable, Snapshot, SnapshotNode, page_
 from .snapshot.build import build_tree
 from .snapshot.capture import capture_frames
 from .snapshot.render import render_lines
+from .supervisor.dialogs import ClosedDialog, PendingDialog
+from .supervisor.supervisor import SupervisorState
 
 if TYPE_CHECKING:
     from .session import BrowserSession
 
 __all__ = ["Tab", "TabInfo"]
+
+T = TypeVar("T")
 
 logger = logging.getLogger("tabwarden.tab")
 
@@ -68,7 +71,7 @@ class TabInfo:
     title: str
     active: bool
     opener: str | None
-    dialog: DialogInfo | None
+    dialog: PendingDialog | None
 
 
 class Tab:
@@ -84,7 +87,7 @@ class Tab:
         self._session: CDPSession | None = None
         self._ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._closed_reason: str | None = None
-        self.pending_dialog: DialogInfo | None = None
+        self._dialogs_seen: set[str] = set()
         self.navigated = False
         self._created_here = False
         self._detached = False
@@ -95,7 +98,8 @@ class Tab:
         self._input_lock = asyncio.Lock()
         self._actions = 0
         self._object_group = "tabwarden-action-0"
-        self._dialog_opened = asyncio.Event()
+        self._next_dialog: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        """Resolved when a dialog that waits for an answer opens (then replaced)."""
         self._lifecycle: dict[str, set[str]] = {}
         """True once anything loaded in this tab beyond its first blank page."""
 
@@ -135,6 +139,16 @@ class Tab:
             )
         return self._frames.registry
 
+    @property
+    def pending_dialogs(self) -> list[PendingDialog]:
+        """Dialogs open in this tab (its frames included) that wait for an answer."""
+        return self._browser.supervisor.pending(self)
+
+    @property
+    def pending_dialog(self) -> PendingDialog | None:
+        pending = self.pending_dialogs
+        return pending[0] if pending else None
+
     def info(self) -> TabInfo:
         opener = self.opener
         return TabInfo(
@@ -168,14 +182,12 @@ class Tab:
         stage = check_wait_until(wait_until)
         async with self._browser._operation(timeout_ms, "navigation") as budget:
             session = await self._ready_session(budget)
-            with NavigationWatch(session, self.target_id) as watch:
+
+            async def trigger() -> str | None:
                 await session.send("Page.reload", budget=budget)
-                return await watch.wait(
-                    url=self._url,
-                    wait_until=stage,
-                    budget=budget,
-                    finish=lambda outcome: self._finish(outcome, budget),
-                )
+                return None
+
+            return await self._navigation(session, self._url, stage, budget, trigger)
 
     async def back(
         self, *, wait_until: str = "load", timeout_ms: float | None = None
@@ -216,28 +228,20 @@ class Tab:
         action: str = "accept",
         *,
         prompt_text: str | None = None,
+        dialog_id: str | None = None,
         timeout_ms: float | None = None,
-    ) -> DialogInfo:
-        """Answer the open JavaScript dialog (``accept`` or ``dismiss``); returns what it was."""
-        if action not in ("accept", "dismiss"):
-            raise InvalidArgument(
-                f"action={action!r} is not a dialog answer", hint="use 'accept' or 'dismiss'"
-            )
+    ) -> ClosedDialog:
+        """Answer this tab's pending dialog (``accept`` or ``dismiss``; ``prompt_text`` for
+        a prompt). With several pending, name one by ``dialog_id``."""
+        accept = _dialog_action(action)
         async with self._browser._operation(timeout_ms, "action") as budget:
-            dialog = self.pending_dialog
-            if dialog is None:
-                raise InvalidArgument(
-                    f"no dialog is open in tab {self.id}",
-                    hint="dialogs are reported by navigate, actions and snapshots when they open",
-                )
-            params: dict[str, Any] = {"accept": action == "accept"}
-            if prompt_text is not None:
-                params["promptText"] = prompt_text
-            session = await self._ready_session(budget)
-            await session.send("Page.handleJavaScriptDialog", params, budget=budget)
-            self.pending_dialog = None
-            self._dialog_opened.clear()
-            return dialog
+            return await self._browser.supervisor.answer(
+                accept=accept,
+                prompt_text=prompt_text,
+                dialog_id=dialog_id,
+                tab=self,
+                budget=budget,
+            )
 
     # ---- actions on refs (each returns a Receipt) ------------------------------------
 
@@ -261,7 +265,7 @@ class Tab:
             )
             return element.label, "" if click_count == 1 else f"{click_count} clicks"
 
-        return await self._act("click", timeout_ms, body)
+        return await self._act("click", timeout_ms, body, ref)
 
     async def hover(self, ref: str, *, timeout_ms: float | None = None) -> Receipt:
         async def body(budget: Budget) -> tuple[str, str]:
@@ -273,7 +277,7 @@ class Tab:
             )
             return element.label, ""
 
-        return await self._act("hover", timeout_ms, body)
+        return await self._act("hover", timeout_ms, body, ref)
 
     async def drag(
         self, start_ref: str, end_ref: str, *, timeout_ms: float | None = None
@@ -288,7 +292,7 @@ class Tab:
             html5 = await pointer.drag(self, start, end, budget)
             return f"{source.label} → {target.label}", "HTML5 drag and drop" if html5 else ""
 
-        return await self._act("drag", timeout_ms, body)
+        return await self._act("drag", timeout_ms, body, start_ref)
 
     async def fill(self, ref: str, value: str, *, timeout_ms: float | None = None) -> Receipt:
         """Clear a text field (input, textarea, contenteditable) and set ``value``."""
@@ -302,7 +306,7 @@ class Tab:
             note = "" if final == value else f" (the field now holds {_clip(final)})"
             return element.label, f"set to {shown}{note}"
 
-        return await self._act("fill", timeout_ms, body)
+        return await self._act("fill", timeout_ms, body, ref)
 
     async def type(
         self,
@@ -327,7 +331,7 @@ class Tab:
                 await forms.press(self, "Enter", budget)
             return label, f"typed {len(text)} characters" + (" and pressed Enter" if submit else "")
 
-        return await self._act("type", timeout_ms, body)
+        return await self._act("type", timeout_ms, body, ref)
 
     async def press(
         self, key: str, *, ref: str | None = None, timeout_ms: float | None = None
@@ -343,7 +347,7 @@ class Tab:
             await forms.press(self, key, budget)
             return label, key
 
-        return await self._act("press", timeout_ms, body)
+        return await self._act("press", timeout_ms, body, ref)
 
     async def select(
         self, ref: str, values: list[str] | str, *, timeout_ms: float | None = None
@@ -355,7 +359,7 @@ class Tab:
             chosen = await forms.select_options(element, _as_list(values), budget)
             return element.label, "selected " + ", ".join(map(repr, chosen))
 
-        return await self._act("select", timeout_ms, body)
+        return await self._act("select", timeout_ms, body, ref)
 
     async def check(
         self, ref: str, checked: bool = True, *, timeout_ms: float | None = None
@@ -373,7 +377,7 @@ class Tab:
                 raise forms.unchanged(element, checked)
             return element.label, "checked" if checked else "unchecked"
 
-        return await self._act("check", timeout_ms, body)
+        return await self._act("check", timeout_ms, body, ref)
 
     async def scroll(
         self,
@@ -393,7 +397,7 @@ class Tab:
         async def body(budget: Budget) -> tuple[str | None, str]:
             return await self._scroll(ref, direction, amount, budget)
 
-        return await self._act("scroll", timeout_ms, body)
+        return await self._act("scroll", timeout_ms, body, ref)
 
     async def upload_file(
         self, ref: str, paths: list[str] | str, *, timeout_ms: float | None = None
@@ -405,7 +409,7 @@ class Tab:
             files = await forms.set_files(element, _as_list(paths), budget)
             return element.label, "attached " + ", ".join(Path(f).name for f in files)
 
-        return await self._act("upload_file", timeout_ms, body)
+        return await self._act("upload_file", timeout_ms, body, ref)
 
     async def get_text(
         self, ref: str | None = None, *, max_chars: int = 20_000, timeout_ms: float | None = None
@@ -560,8 +564,6 @@ class Tab:
             self._frames.close()
         self._frames = FrameTracker(session, self.target_id)
         session.subscribe("Page.lifecycleEvent", self._on_lifecycle)
-        session.subscribe("Page.javascriptDialogOpening", self._on_dialog_opening)
-        session.subscribe("Page.javascriptDialogClosed", self._on_dialog_closed)
         return asyncio.get_running_loop().create_task(
             self._setup(session, waiting_for_debugger), name=f"tab-setup {self.id}"
         )
@@ -619,7 +621,8 @@ class Tab:
 
     async def _navigate(self, url: str, stage: WaitUntil, budget: Budget) -> NavigationResult:
         session = await self._ready_session(budget)
-        with NavigationWatch(session, self.target_id) as watch:
+
+        async def trigger() -> str | None:
             reply = await session.send("Page.navigate", {"url": url}, budget=budget)
             error = reply.get("errorText", "")
             if error and error != _HTTP_STATUS_FAILURE:
@@ -632,16 +635,38 @@ class Tab:
                     hint="downloads are saved by the browser; navigate to a page instead",
                 )
             self.navigated = True
-            return await watch.wait(
-                url=url,
-                wait_until="commit" if error else stage,
-                budget=budget,
-                loader_id=reply.get("loaderId"),
-                finish=lambda outcome: self._finish(outcome, budget),
-            )
+            loader: str | None = reply.get("loaderId")
+            return loader
+
+        return await self._navigation(session, url, stage, budget, trigger)
+
+    async def _navigation(
+        self,
+        session: CDPSession,
+        url: str,
+        stage: WaitUntil,
+        budget: Budget,
+        trigger: Callable[[], Awaitable[str | None]],
+    ) -> NavigationResult:
+        """Trigger a navigation and follow it to ``stage``; a dialog that opens on the way
+        (alert during load, beforeunload) ends it at once and is reported."""
+        with NavigationWatch(session, self.target_id) as watch:
+
+            async def follow() -> _Outcome:
+                loader = await trigger()
+                return await watch.wait(url=url, wait_until=stage, budget=budget, loader_id=loader)
+
+            finished, outcome = await self._until_dialog(follow())
+            if not finished or outcome is None:
+                outcome = watch.partial(stage)
+            return await self._finish(outcome, budget)
 
     async def _act(
-        self, name: str, timeout_ms: float | None, body: Callable[[Budget], Awaitable[Any]]
+        self,
+        name: str,
+        timeout_ms: float | None,
+        body: Callable[[Budget], Awaitable[Any]],
+        target: str | None = None,
     ) -> Receipt:
         """One input action: budget, dialog check, the tab's input lock, a receipt.
 
@@ -658,36 +683,51 @@ class Tab:
                 group = self._object_group = f"tabwarden-action-{self._actions}"
                 with ActionWatch(self) as watch:
                     try:
-                        target, detail = await self._unless_dialog(body(budget))
+                        _, done = await self._until_dialog(body(budget))
                     finally:
                         self._release_objects(group)
-                    return await watch.receipt(name, target, detail, budget)
+                    label, detail = (
+                        done if done is not None else (self._describe(target), "a dialog opened")
+                    )
+                    return await watch.receipt(name, label, detail, budget)
 
-    async def _unless_dialog(
-        self, work: Awaitable[tuple[str | None, str]]
-    ) -> tuple[str | None, str]:
-        task = asyncio.ensure_future(work)
-        opened = asyncio.ensure_future(self._dialog_opened.wait())
-        try:
-            await asyncio.wait({task, opened}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            opened.cancel()
+    async def _until_dialog(self, work: Awaitable[T]) -> tuple[bool, T | None]:
+        """Run ``work`` unless a dialog that waits for an answer opens first.
+
+        Returns (True, result), or (False, None) when a dialog cut it short: the
+        page is paused, so replies to what ``work`` still sent would not come.
+        """
+        opened: asyncio.Future[Any] = self._next_dialog  # only one that opens from now on
+        task: asyncio.Future[Any] = asyncio.ensure_future(work)
+        await asyncio.wait({task, opened}, return_when=asyncio.FIRST_COMPLETED)
         if task.done():
-            return task.result()
+            return True, task.result()
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError, TabwardenError):
             await task
-        return None, "a dialog opened"
+        return False, None
+
+    def _describe(self, target: str | None) -> str | None:
+        """How a receipt names a ref or selector it did not get to resolve."""
+        if target is None:
+            return None
+        ref = parse_ref(target)
+        entry = self.refs.get(ref) if ref else None
+        return entry.describe() if entry else target
+
+    def _dialog_opened_now(self) -> None:
+        """Called by the supervisor: wake whatever waits on this tab's page."""
+        opened, self._next_dialog = self._next_dialog, asyncio.get_running_loop().create_future()
+        opened.set_result(None)
 
     def _check_no_dialog(self) -> None:
-        dialog = self.pending_dialog
-        if dialog is not None:
+        pending = self.pending_dialogs
+        if pending:
+            dialog = pending[0]
             raise DialogBlocking(
-                f"tab {self.id} is blocked by a {dialog.type} dialog: "
-                f"{json.dumps(dialog.message, ensure_ascii=False)}",
+                f"tab {self.id} is blocked by dialog {dialog.describe()}",
                 dialog_type=dialog.type,
-                hint="answer it first with dialog('accept') or dialog('dismiss')"
-                + (", with prompt_text for a prompt" if dialog.type == "prompt" else ""),
+                hint=f"answer it first: {dialog.answer_call()}",
             )
 
     def _release_objects(self, group: str) -> None:
@@ -754,22 +794,23 @@ class Tab:
         tracker = self._frames
         assert tracker is not None
         header = [f"# tab {self.id} · {json.dumps(self.title, ensure_ascii=False)} · {self.url}"]
-        if self.pending_dialog is not None:
+        if self.pending_dialogs:
             # The page's script is paused: no tree can be read until the dialog is answered.
-            dialog = self.pending_dialog
-            header.append(
-                f"# dialog open: {dialog.type} {json.dumps(dialog.message, ensure_ascii=False)}"
-                " — answer it with dialog('accept' or 'dismiss') before anything else"
-            )
+            state = self._browser.supervisor.state(self)
+            header += _state_lines(state, self._dialogs_seen)
+            self._dialogs_seen = {d.dialog.id for d in state.recent_dialogs}
             root = SnapshotNode(role="document", frame=self.target_id)
             page = page_lines(header, [], max_chars=max_chars, cursor=0)
-            return Snapshot(self.id, self.url, self.title, full, root, page, [])
+            return Snapshot(self.id, self.url, self.title, full, root, page, [], state)
         await tracker.settled(budget)
         data, _ = await asyncio.gather(
             capture_frames(tracker.registry, budget), self._refresh_info(budget)
         )
         root = build_tree(data, self.target_id, self.refs)
         header[0] = f"# tab {self.id} · {json.dumps(self.title, ensure_ascii=False)} · {self.url}"
+        state = self._browser.supervisor.state(self)
+        header += _state_lines(state, self._dialogs_seen)
+        self._dialogs_seen = {d.dialog.id for d in state.recent_dialogs}
         view = root
         if scope is not None:
             view = self._scope_node(root, scope)
@@ -778,7 +819,7 @@ class Tab:
         if not full and scope is None:
             self._last_view = lines
         page = page_lines(header, lines, max_chars=max_chars, cursor=cursor, find=find)
-        return Snapshot(self.id, self.url, self.title, full, view, page, lines)
+        return Snapshot(self.id, self.url, self.title, full, view, page, lines, state)
 
     def _scope_node(self, root: SnapshotNode, scope: str) -> SnapshotNode:
         ref = parse_ref(scope)
@@ -833,7 +874,7 @@ class Tab:
             reached=outcome.reached,
             elapsed_ms=outcome.elapsed_ms,
             same_document=outcome.same_document,
-            dialog=outcome.dialog,
+            dialog=self.pending_dialog,
         )
 
     async def _go_history(
@@ -849,16 +890,14 @@ class Tab:
                 direction = "back" if step < 0 else "forward"
                 raise NoHistoryEntry(f"tab {self.id} cannot go {direction}: no page there")
             entry = entries[index]
-            with NavigationWatch(session, self.target_id) as watch:
+
+            async def trigger() -> str | None:
                 await session.send(
                     "Page.navigateToHistoryEntry", {"entryId": entry["id"]}, budget=budget
                 )
-                return await watch.wait(
-                    url=entry.get("url", ""),
-                    wait_until=stage,
-                    budget=budget,
-                    finish=lambda outcome: self._finish(outcome, budget),
-                )
+                return None
+
+            return await self._navigation(session, entry.get("url", ""), stage, budget, trigger)
 
     def _on_lifecycle(self, event: Event) -> None:
         if event.params.get("frameId") != self.target_id:
@@ -872,13 +911,7 @@ class Tab:
         loader = self.frames.loader_of(self.target_id) or ""
         return "networkIdle" in self._lifecycle.get(loader, set())
 
-    def _on_dialog_opening(self, event: Event) -> None:
-        self.pending_dialog = DialogInfo.from_cdp(event.params)
-        self._dialog_opened.set()
 
-    def _on_dialog_closed(self, event: Event) -> None:
-        self.pending_dialog = None
-        self._dialog_opened.clear()
 
 
 def _real_title(title: str, url: str) -> str:
@@ -901,3 +934,31 @@ def _clip(value: str, limit: int = 80) -> str:
 async def _release_group(session: CDPSession, group: str) -> None:
     with contextlib.suppress(TabwardenError):
         await session.send("Runtime.releaseObjectGroup", {"objectGroup": group}, budget=Budget(2.0))
+
+
+def _dialog_action(action: str) -> bool:
+    if action not in ("accept", "dismiss"):
+        raise InvalidArgument(
+            f"action={action!r} is not a dialog answer", hint="use 'accept' or 'dismiss'"
+        )
+    return action == "accept"
+
+
+def _state_lines(state: SupervisorState, seen: set[str]) -> list[str]:
+    """Header lines: pending dialogs, dialogs closed since the last snapshot, frames."""
+    lines = [
+        f"# dialog open: {d.describe()} — answer it with {d.answer_call()}"
+        for d in state.pending_dialogs
+    ]
+    lines += [
+        f"# dialog closed: {d.dialog.describe()} by {d.closed_by}"
+        + ("" if d.accepted is None else f" ({'accepted' if d.accepted else 'dismissed'})")
+        for d in state.recent_dialogs
+        if d.dialog.id not in seen
+    ]
+    children = [f for f in state.frame_tree if f.parent is not None]
+    if children:
+        oopifs = sum(1 for f in children if f.is_oopif)
+        more = " (more not listed)" if state.frame_tree_truncated else ""
+        lines.append(f"# frames: {len(children)} iframes, {oopifs} cross-origin{more}")
+    return lines

@@ -270,12 +270,13 @@ async def test_a_dialog_from_an_action_is_reported_and_blocks_promptly(browser, 
     snap = await tab.snapshot()
     receipt = await tab.click(_ref(snap, "Confirm me"))
     assert receipt.dialog is not None and receipt.dialog.type == "confirm"
-    assert "dialog('accept' or 'dismiss')" in receipt.text()
+    assert "dialog(action='accept' or 'dismiss', dialog_id='d-" in receipt.text()
+    assert receipt.target and "Confirm me" in receipt.target
     started = time.monotonic()
     with pytest.raises(DialogBlocking) as caught:
         await tab.click(_ref(snap, "Alert me"), timeout_ms=10_000)
     assert time.monotonic() - started < 0.5
-    assert "Proceed?" in str(caught.value) and "dialog('accept')" in caught.value.hint
+    assert "Proceed?" in str(caught.value) and "dialog(action=" in caught.value.hint
     await tab.dialog("dismiss")
     budget = Budget(5)
     while tab.title != "declined":

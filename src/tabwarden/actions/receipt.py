@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Any
 from ..budget import Budget
 from ..cdp.protocol import Event, Subscription
 from ..errors import CDPError, DeadlineExceeded, TabwardenError
-from ..navigation import DialogInfo
 from ..snapshot.render import SnapshotDiff, diff_lines
+from ..supervisor.dialogs import ClosedDialog, PendingDialog
+from ..supervisor.supervisor import FrameNode
 
 if TYPE_CHECKING:
     from ..tab import Tab
@@ -45,7 +46,12 @@ class Receipt:
     elapsed_ms: int
     navigated: bool = False
     new_tabs: list[str] = field(default_factory=list)
-    dialog: DialogInfo | None = None
+    dialog: PendingDialog | None = None
+    """A dialog the action opened that waits for an answer."""
+    closed_dialogs: list[ClosedDialog] = field(default_factory=list)
+    """Dialogs that opened and were closed during the action (by a policy, say)."""
+    frame_tree: tuple[FrameNode, ...] = ()
+    """The tab's frames after the action."""
     console_errors: list[str] = field(default_factory=list)
     diff: SnapshotDiff | None = None
 
@@ -63,10 +69,11 @@ class Receipt:
             lines.append(f"new tab opened: {tab_id} (switch_tab to use it)")
         if self.dialog is not None:
             lines.append(
-                f"dialog open: {self.dialog.type} "
-                f"{json.dumps(self.dialog.message, ensure_ascii=False)} — answer it with "
-                "dialog('accept' or 'dismiss') before anything else"
+                f"dialog open: {self.dialog.describe()} — answer it with "
+                f"{self.dialog.answer_call()} before anything else"
             )
+        for closed in self.closed_dialogs:
+            lines.append(f"dialog closed: {closed.dialog.describe()} by {closed.closed_by}")
         for error in self.console_errors:
             lines.append(f"console error: {error}")
         if self.diff is not None and not self.diff.empty:
@@ -92,7 +99,10 @@ class Receipt:
             "elapsed_ms": self.elapsed_ms,
             "navigated": self.navigated,
             "new_tabs": self.new_tabs,
-            "dialog": None if self.dialog is None else vars_of(self.dialog),
+            "dialog": None if self.dialog is None else self.dialog.to_dict(),
+            "pending_dialogs": [] if self.dialog is None else [self.dialog.to_dict()],
+            "recent_dialogs": [d.to_dict() for d in self.closed_dialogs],
+            "frame_tree": [f.to_dict() for f in self.frame_tree],
             "console_errors": self.console_errors,
             "diff": None
             if self.diff is None
@@ -106,15 +116,6 @@ class Receipt:
         }
 
 
-def vars_of(dialog: DialogInfo) -> dict[str, str]:
-    return {
-        "type": dialog.type,
-        "message": dialog.message,
-        "url": dialog.url,
-        "default_prompt": dialog.default_prompt,
-    }
-
-
 class ActionWatch:
     """Collects an action's consequences; open it before the action starts."""
 
@@ -126,7 +127,7 @@ class ActionWatch:
         self.loader_id: str | None = None
         self.lifecycle: dict[str, set[str]] = {}
         self.new_targets: list[str] = []
-        self.dialog: DialogInfo | None = None
+        self._wall_started = time.time()
         self.console_errors: list[str] = []
         main = tab.frames.main_session
         connection = main.connection
@@ -135,7 +136,6 @@ class ActionWatch:
             main.subscribe("Page.frameNavigated", self._on_navigated),
             main.subscribe("Page.navigatedWithinDocument", self._on_same_document),
             main.subscribe("Page.lifecycleEvent", self._on_lifecycle),
-            main.subscribe("Page.javascriptDialogOpening", self._on_dialog),
             connection.subscribe("Target.targetCreated", self._on_target, None),
         ]
         for session in tab.frames.sessions():
@@ -164,7 +164,7 @@ class ActionWatch:
         tab = self._tab
         await self._settle(budget)
         snapshot_diff = None
-        if diff and self.dialog is None and tab.pending_dialog is None:
+        if diff and tab.pending_dialog is None:
             before = list(tab._last_view)
             try:
                 snapshot = await tab._snapshot(budget.child(5.0))
@@ -173,6 +173,7 @@ class ActionWatch:
                 snapshot_diff = None  # the action happened; a failed diff must not hide that
         else:
             await tab._refresh_info(budget)
+        state = tab._browser.supervisor.state(tab)
         new_tabs = []
         for target_id in self.new_targets:
             other = tab._browser._tab_by_target(target_id)
@@ -188,14 +189,18 @@ class ActionWatch:
             elapsed_ms=int((time.monotonic() - self._started) * 1000),
             navigated=self.navigated,
             new_tabs=new_tabs,
-            dialog=self.dialog or tab.pending_dialog,
+            dialog=tab.pending_dialog,
+            closed_dialogs=[
+                d for d in state.recent_dialogs if d.dialog.opened_at >= self._wall_started
+            ],
+            frame_tree=state.frame_tree,
             console_errors=self.console_errors[:_MAX_CONSOLE],
             diff=snapshot_diff,
         )
 
     async def _settle(self, budget: Budget) -> None:
         """Two animation frames; a navigation that started: until DOMContentLoaded."""
-        if self.dialog is not None or self._tab.pending_dialog is not None:
+        if self._tab.pending_dialog is not None:
             return
         if not self.loading:
             with contextlib.suppress(DeadlineExceeded, CDPError):  # CDPError: it navigated
@@ -207,7 +212,7 @@ class ActionWatch:
         if not self.loading:
             return
         wait = budget.child(_SETTLE_NAVIGATION_S)
-        while not self._dom_ready() and self.dialog is None and not wait.expired:
+        while not self._dom_ready() and self._tab.pending_dialog is None and not wait.expired:
             await wait.sleep(0.02)  # still loading at the deadline: report what is known
 
     def _dom_ready(self) -> bool:
@@ -236,9 +241,6 @@ class ActionWatch:
         if event.params.get("frameId") == self._tab.target_id:
             loader = event.params.get("loaderId", "")
             self.lifecycle.setdefault(loader, set()).add(event.params.get("name", ""))
-
-    def _on_dialog(self, event: Event) -> None:
-        self.dialog = DialogInfo.from_cdp(event.params)
 
     def _on_target(self, event: Event) -> None:
         info = event.params.get("targetInfo", {})

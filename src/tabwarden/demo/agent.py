@@ -162,7 +162,7 @@ async def _session(narrator: _Narrator, site: DemoSite, *, headless: bool) -> No
 
         async with step("dialog") as said:
             answered = await tab.dialog("accept")
-            said.append(f"accepted the {answered.type} (tab.dialog)")
+            said.append(f"accepted the {answered.dialog.type} (tab.dialog)")
 
         async with step("open") as said:
             result = await tab.navigate(site.url("contact.html"))

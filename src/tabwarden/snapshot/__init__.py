@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .model import Bounds, SnapshotNode
 from .refs import RefEntry, RefTable, parse_ref
 from .render import DEFAULT_MAX_CHARS, SnapshotDiff, SnapshotPage, diff_lines, page_lines
+
+if TYPE_CHECKING:
+    from ..supervisor.supervisor import SupervisorState
 
 __all__ = [
     "DEFAULT_MAX_CHARS",
@@ -36,6 +39,8 @@ class Snapshot:
     page: SnapshotPage
     lines: list[str] = field(repr=False)
     """Every line of the requested view (before find and paging)."""
+    state: SupervisorState | None = field(default=None, repr=False)
+    """Pending and recent dialogs, console errors and the frame tree at that moment."""
 
     @property
     def text(self) -> str:
@@ -64,4 +69,5 @@ class Snapshot:
             "next_cursor": self.page.next_cursor,
             "remaining_lines": self.page.remaining_lines,
             "nodes": [node.to_dict() for node in self.nodes],
+            **(self.state.to_dict() if self.state is not None else {}),
         }

@@ -1,0 +1,435 @@
+"""The Supervisor of one browser session: dialogs (policy, watchdog), console errors, frames.
+
+It runs on the session's one CDP connection (the tab an agent acts on is the
+tab it watches), listens to every attached session at once (main pages and
+OOPIF children alike), never awaits on the reader (answers are scheduled as
+owned tasks), and hands out frozen state that any thread can read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Coroutine
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import urlsplit
+
+from ..budget import Budget
+from ..cdp.connection import CDPConnection
+from ..cdp.protocol import ANY_SESSION, Event, Subscription
+from ..cdp.session import CDPSession
+from ..errors import InvalidArgument, TabwardenError
+from .buffers import Ring
+from .dialogs import ClosedBy, ClosedDialog, DialogPolicy, PendingDialog
+
+if TYPE_CHECKING:
+    from ..session import BrowserSession
+    from ..tab import Tab
+
+__all__ = ["ConsoleEntry", "FrameNode", "Supervisor", "SupervisorState"]
+
+logger = logging.getLogger("tabwarden.supervisor")
+
+RECENT_DIALOGS = 20
+CONSOLE_ERRORS = 50
+FRAME_TREE_CAP = 30
+OOPIF_DEPTH_CAP = 2
+_ANSWER_S = 5.0
+
+ConnectionState = Literal["connected", "reconnecting", "gave_up", "closed"]
+
+
+@dataclass(frozen=True, slots=True)
+class ConsoleEntry:
+    level: str
+    text: str
+    url: str
+    line: int
+    tab_id: str
+    at: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "level": self.level,
+            "text": self.text,
+            "url": self.url,
+            "line": self.line,
+            "tab_id": self.tab_id,
+            "at": self.at,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class FrameNode:
+    frame_id: str
+    url: str
+    origin: str
+    parent: str | None
+    is_oopif: bool
+    session_id: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "frame_id": self.frame_id,
+            "url": self.url,
+            "origin": self.origin,
+            "parent": self.parent,
+            "is_oopif": self.is_oopif,
+            "session_id": self.session_id,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SupervisorState:
+    """What the supervisor knows, frozen: safe to read from any thread."""
+
+    pending_dialogs: tuple[PendingDialog, ...] = ()
+    recent_dialogs: tuple[ClosedDialog, ...] = ()
+    console_errors: tuple[ConsoleEntry, ...] = ()
+    frame_tree: tuple[FrameNode, ...] = ()
+    frame_tree_truncated: bool = False
+    connection: ConnectionState = "connected"
+    policy: DialogPolicy = "must_respond"
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "pending_dialogs": [d.to_dict() for d in self.pending_dialogs],
+            "frame_tree": [f.to_dict() for f in self.frame_tree],
+            "connection": self.connection,
+        }
+        if self.frame_tree_truncated:
+            data["frame_tree_truncated"] = True
+        if self.recent_dialogs:
+            data["recent_dialogs"] = [d.to_dict() for d in self.recent_dialogs]
+        return data
+
+
+@dataclass
+class _Answer:
+    closed_by: ClosedBy
+    accept: bool
+
+
+@dataclass
+class _Book:
+    """Mutable dialog bookkeeping (guarded by the supervisor's lock)."""
+
+    pending: dict[str, PendingDialog] = field(default_factory=dict)
+    answering: dict[str, _Answer] = field(default_factory=dict)
+    watchdogs: dict[str, asyncio.TimerHandle] = field(default_factory=dict)
+
+
+class Supervisor:
+    """Watches one BrowserSession's connection; state survives reconnects."""
+
+    def __init__(
+        self, browser: BrowserSession, *, policy: DialogPolicy, dialog_timeout_s: float
+    ) -> None:
+        self._browser = browser
+        self.policy: DialogPolicy = policy
+        self.dialog_timeout_s = dialog_timeout_s
+        self.connection_state: ConnectionState = "connected"
+        self._lock = threading.Lock()
+        self._book = _Book()
+        self._recent: Ring[ClosedDialog] = Ring(RECENT_DIALOGS)
+        self._console: Ring[ConsoleEntry] = Ring(CONSOLE_ERRORS)
+        self._next_dialog = 1
+        self._subscriptions: list[Subscription] = []
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._connection: CDPConnection | None = None
+
+    # ---- life ----------------------------------------------------------------------
+
+    def attach(self, connection: CDPConnection) -> None:
+        """Watch a (new) connection. Pending dialogs of a previous one are kept."""
+        self.detach()
+        self._connection = connection
+        self.connection_state = "connected"
+        for method, handler in (
+            ("Page.javascriptDialogOpening", self._on_opening),
+            ("Page.javascriptDialogClosed", self._on_closed),
+            ("Runtime.exceptionThrown", self._on_exception),
+            ("Runtime.consoleAPICalled", self._on_console),
+        ):
+            self._subscriptions.append(connection.subscribe(method, handler, ANY_SESSION))
+
+    def detach(self) -> None:
+        for subscription in self._subscriptions:
+            subscription.close()
+        self._subscriptions.clear()
+        self._connection = None
+
+    def stop(self) -> None:
+        """Stop watching for good: timers and tasks end, state says ``closed``."""
+        self.detach()
+        with self._lock:
+            for handle in self._book.watchdogs.values():
+                handle.cancel()
+            self._book.watchdogs.clear()
+        for task in list(self._tasks):
+            task.cancel()
+        self.connection_state = "closed"
+
+    def browser_gone(self, reason: str) -> None:
+        """The browser died: its dialogs closed with it."""
+        with self._lock:
+            doomed = list(self._book.pending.values())
+        for dialog in doomed:
+            self._close(dialog, "remote", None)
+        logger.info("dialogs closed with the browser (%s): %d", reason, len(doomed))
+
+    def tab_closed(self, tab: Tab) -> None:
+        """A tab went away: its dialogs closed with it."""
+        for dialog in self.pending(tab):
+            self._close(dialog, "remote", None)
+
+    # ---- reading -------------------------------------------------------------------
+
+    def state(self, tab: Tab | None = None) -> SupervisorState:
+        """A frozen view; with ``tab``, its dialogs, console errors and frame tree only."""
+        with self._lock:
+            pending = tuple(self._book.pending.values())
+        recent = self._recent.items()
+        console = self._console.items()
+        frames: tuple[FrameNode, ...] = ()
+        truncated = False
+        if tab is not None:
+            pending = tuple(d for d in pending if d.tab_id == tab.id)
+            recent = tuple(d for d in recent if d.dialog.tab_id == tab.id)
+            console = tuple(c for c in console if c.tab_id == tab.id)
+            frames, truncated = frame_tree(tab)
+        return SupervisorState(
+            pending_dialogs=pending,
+            recent_dialogs=recent,
+            console_errors=console,
+            frame_tree=frames,
+            frame_tree_truncated=truncated,
+            connection=self.connection_state,
+            policy=self.policy,
+        )
+
+    def pending(self, tab: Tab | None = None) -> list[PendingDialog]:
+        with self._lock:
+            dialogs = list(self._book.pending.values())
+        return [d for d in dialogs if tab is None or d.tab_id == tab.id]
+
+    # ---- answering -----------------------------------------------------------------
+
+    async def answer(
+        self,
+        *,
+        accept: bool,
+        prompt_text: str | None = None,
+        dialog_id: str | None = None,
+        tab: Tab | None = None,
+        budget: Budget,
+        closed_by: ClosedBy = "agent",
+    ) -> ClosedDialog:
+        """Accept or dismiss a pending dialog: the given one, or the only one (of ``tab``)."""
+        dialog = self._choose(dialog_id, tab)
+        with self._lock:
+            self._book.answering[dialog.id] = _Answer(closed_by, accept)
+        params: dict[str, Any] = {"accept": accept}
+        if prompt_text is not None:
+            params["promptText"] = prompt_text
+        connection = self._connection
+        if connection is None:
+            raise InvalidArgument(
+                f"dialog {dialog.id} cannot be answered: the browser is not connected",
+                hint="wait for the session to reconnect, then answer it",
+            )
+        session = CDPSession(connection, dialog.session_id)
+        try:
+            await session.send("Page.handleJavaScriptDialog", params, budget=budget)
+        except TabwardenError:
+            with self._lock:
+                self._book.answering.pop(dialog.id, None)
+            if dialog.id in self._book.pending:
+                raise
+        return self._close(dialog, closed_by, accept)
+
+    # ---- event handlers (on the reader: never await) --------------------------------
+
+    def _on_opening(self, event: Event) -> None:
+        owner = self._browser._tab_of_session(event.session_id)
+        if owner is None:
+            return
+        tab, frame_id = owner
+        params = event.params
+        with self._lock:
+            dialog = PendingDialog(
+                id=f"d-{self._next_dialog}",
+                type=params.get("type", ""),
+                message=params.get("message", ""),
+                default_prompt=params.get("defaultPrompt", ""),
+                url=params.get("url", ""),
+                tab_id=tab.id,
+                frame_id=frame_id,
+                session_id=event.session_id,
+                opened_at=time.time(),
+            )
+            self._next_dialog += 1
+            self._book.pending[dialog.id] = dialog
+        if self.policy != "must_respond":
+            accept = self.policy == "auto_accept"
+            self._spawn(self._auto_answer(dialog, accept, "auto_policy"))
+            return
+        tab._dialog_opened_now()
+        handle = asyncio.get_running_loop().call_later(
+            self.dialog_timeout_s, self._watchdog_fired, dialog.id
+        )
+        with self._lock:
+            self._book.watchdogs[dialog.id] = handle
+
+    def _on_closed(self, event: Event) -> None:
+        with self._lock:
+            dialog = next(
+                (d for d in self._book.pending.values() if d.session_id == event.session_id),
+                None,
+            )
+            answer = self._book.answering.get(dialog.id) if dialog else None
+        if dialog is None:
+            return
+        accepted = event.params.get("result")
+        if answer is not None:
+            self._close(dialog, answer.closed_by, answer.accept)
+        else:
+            self._close(dialog, "remote", bool(accepted) if accepted is not None else None)
+
+    def _on_exception(self, event: Event) -> None:
+        owner = self._browser._tab_of_session(event.session_id)
+        details = event.params.get("exceptionDetails", {})
+        text = details.get("exception", {}).get("description") or details.get("text", "")
+        self._console.append(
+            ConsoleEntry(
+                level="exception",
+                text=text[:1000],
+                url=details.get("url", ""),
+                line=details.get("lineNumber", -1) + 1,
+                tab_id=owner[0].id if owner else "",
+                at=time.time(),
+            )
+        )
+
+    def _on_console(self, event: Event) -> None:
+        if event.params.get("type") not in ("error", "assert"):
+            return
+        owner = self._browser._tab_of_session(event.session_id)
+        args = event.params.get("args", [])
+        text = " ".join(str(a.get("value", a.get("description", ""))) for a in args)
+        frame = (event.params.get("stackTrace", {}).get("callFrames") or [{}])[0]
+        self._console.append(
+            ConsoleEntry(
+                level=event.params.get("type", "error"),
+                text=text[:1000],
+                url=frame.get("url", ""),
+                line=frame.get("lineNumber", -1) + 1,
+                tab_id=owner[0].id if owner else "",
+                at=time.time(),
+            )
+        )
+
+    # ---- private -------------------------------------------------------------------
+
+    def _choose(self, dialog_id: str | None, tab: Tab | None) -> PendingDialog:
+        with self._lock:
+            pending = list(self._book.pending.values())
+        if dialog_id is not None:
+            for dialog in pending:
+                if dialog.id == dialog_id:
+                    return dialog
+            known = ", ".join(d.id for d in pending) or "none"
+            raise InvalidArgument(
+                f"no pending dialog {dialog_id!r} (pending: {known})",
+                hint="take the id from the snapshot's or receipt's pending dialogs",
+            )
+        candidates = [d for d in pending if tab is None or d.tab_id == tab.id]
+        if not candidates:
+            where = f" in tab {tab.id}" if tab is not None else ""
+            raise InvalidArgument(
+                f"no dialog is open{where}",
+                hint="dialogs are reported by navigate, actions and snapshots when they open",
+            )
+        if len(candidates) > 1:
+            listed = "; ".join(d.describe() for d in candidates)
+            raise InvalidArgument(
+                f"{len(candidates)} dialogs are open: {listed}",
+                hint="say which one with dialog_id",
+            )
+        return candidates[0]
+
+    def _close(
+        self, dialog: PendingDialog, closed_by: ClosedBy, accepted: bool | None
+    ) -> ClosedDialog:
+        closed = ClosedDialog(dialog, time.time(), closed_by, accepted)
+        with self._lock:
+            if self._book.pending.pop(dialog.id, None) is None:
+                return closed  # already closed (the event and the answer both say so)
+            self._book.answering.pop(dialog.id, None)
+            handle = self._book.watchdogs.pop(dialog.id, None)
+        if handle is not None:
+            handle.cancel()
+        self._recent.append(closed)
+        if closed_by == "watchdog":
+            logger.warning(
+                "dialog %s was not answered within %.0f s: dismissed by the watchdog",
+                dialog.describe(),
+                self.dialog_timeout_s,
+            )
+        return closed
+
+    def _watchdog_fired(self, dialog_id: str) -> None:
+        with self._lock:
+            dialog = self._book.pending.get(dialog_id)
+        if dialog is not None:
+            self._spawn(self._auto_answer(dialog, False, "watchdog"))
+
+    async def _auto_answer(self, dialog: PendingDialog, accept: bool, by: ClosedBy) -> None:
+        with contextlib.suppress(TabwardenError):
+            await self.answer(
+                accept=accept, dialog_id=dialog.id, budget=Budget(_ANSWER_S), closed_by=by
+            )
+
+    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+
+def frame_tree(tab: Tab) -> tuple[tuple[FrameNode, ...], bool]:
+    """The tab's frames, parents first, capped at 30 entries and OOPIF depth 2."""
+    if tab._frames is None:
+        return (), False
+    registry = tab._frames.registry
+    frames = {f.frame_id: f for f in registry.frames()}
+    children: dict[str | None, list[str]] = {}
+    for info in frames.values():
+        parent = info.parent_id if info.parent_id in frames else None
+        children.setdefault(parent, []).append(info.frame_id)
+    out: list[FrameNode] = []
+    truncated = False
+    queue: list[tuple[str, int]] = [(fid, 0) for fid in children.get(None, [])]
+    while queue:
+        frame_id, depth = queue.pop(0)
+        info = frames[frame_id]
+        oopif_depth = depth + (1 if info.is_oopif else 0)
+        if oopif_depth > OOPIF_DEPTH_CAP or len(out) >= FRAME_TREE_CAP:
+            truncated = True
+            continue
+        parts = urlsplit(info.url)
+        out.append(
+            FrameNode(
+                frame_id=frame_id,
+                url=info.url,
+                origin=f"{parts.scheme}://{parts.netloc}" if parts.netloc else parts.scheme,
+                parent=info.parent_id,
+                is_oopif=info.is_oopif,
+                session_id=info.session_id,
+            )
+        )
+        queue.extend((child, oopif_depth) for child in children.get(frame_id, []))
+    return tuple(out), truncated
