@@ -250,7 +250,8 @@ class FrameTracker:
     async def _setup_child(self, child: CDPSession, waiting: bool) -> None:
         budget = Budget(_CHILD_SETUP_S)
         commands: list[tuple[str, dict[str, Any] | None]] = [
-            ("Page.enable", None),
+            ("Page.enable", None),  # frame events and dialogs of the OOPIF
+            ("Runtime.enable", None),  # its console errors and execution contexts
             ("Target.setAutoAttach", AUTO_ATTACH_IFRAMES),
         ]
         if waiting:

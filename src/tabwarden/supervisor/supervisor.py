@@ -260,6 +260,7 @@ class Supervisor:
             return
         tab, frame_id = owner
         params = event.params
+        frame_id = _frame_by_url(tab, event.session_id, params.get("url", ""), frame_id)
         with self._lock:
             dialog = PendingDialog(
                 id=f"d-{self._next_dialog}",
@@ -433,3 +434,14 @@ def frame_tree(tab: Tab) -> tuple[tuple[FrameNode, ...], bool]:
         )
         queue.extend((child, oopif_depth) for child in children.get(frame_id, []))
     return tuple(out), truncated
+
+
+def _frame_by_url(tab: Tab, session_id: str | None, url: str, fallback: str) -> str:
+    """The frame showing ``url``: a dialog event names no frame, only the URL (and a
+    cross-origin frame's dialog is reported by the page's session). A child frame
+    wins over the top one when both show it; the reporting session's frames first."""
+    if tab._frames is None or not url:
+        return fallback
+    frames = [f for f in tab._frames.registry.frames() if f.url == url]
+    frames.sort(key=lambda f: (f.frame_id == tab.target_id, f.session_id != session_id))
+    return frames[0].frame_id if frames else fallback
