@@ -50,6 +50,7 @@ class FrameRegistry:
         self.main_frame_id = main_frame_id
         self._frames: dict[str, FrameInfo] = {}
         self._sessions: dict[str | None, CDPSession] = {main_session.session_id: main_session}
+        self._contexts: dict[str, int] = {}
         self.main_session = main_session
 
     # ---- reading -------------------------------------------------------------------
@@ -73,6 +74,20 @@ class FrameRegistry:
     def frames_of(self, session: CDPSession) -> list[FrameInfo]:
         """Frames rendered by one session, parents before children."""
         return [f for f in self._frames.values() if f.session_id == session.session_id]
+
+    def context_of(self, frame_id: str) -> int | None:
+        """The frame's main-world execution context (for Runtime.evaluate in that frame)."""
+        return self._contexts.get(frame_id)
+
+    def context_created(self, context: dict[str, Any]) -> None:
+        aux = context.get("auxData", {})
+        if aux.get("isDefault") and aux.get("frameId"):
+            self._contexts[aux["frameId"]] = context["id"]
+
+    def context_destroyed(self, context_id: int) -> None:
+        for frame_id, known in list(self._contexts.items()):
+            if known == context_id:
+                del self._contexts[frame_id]
 
     def loader_of(self, frame_id: str) -> str | None:
         info = self._frames.get(frame_id)
@@ -212,7 +227,15 @@ class FrameTracker:
         def on_detached_frame(event: Event) -> None:
             registry.detached(event.params["frameId"], swapped=event.params.get("reason") == "swap")
 
+        def on_context(event: Event) -> None:
+            registry.context_created(event.params.get("context", {}))
+
+        def on_context_gone(event: Event) -> None:
+            registry.context_destroyed(event.params.get("executionContextId", -1))
+
         for method, handler in (
+            ("Runtime.executionContextCreated", on_context),
+            ("Runtime.executionContextDestroyed", on_context_gone),
             ("Page.frameNavigated", on_navigated),
             ("Page.frameAttached", on_attached_frame),
             ("Page.frameDetached", on_detached_frame),

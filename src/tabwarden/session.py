@@ -251,9 +251,30 @@ class BrowserSession:
         return self.supervisor.state(tab)
 
     async def cdp(
-        self, method: str, params: dict[str, Any] | None = None, *, timeout_ms: float | None = None
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        target_id: str | None = None,
+        frame_id: str | None = None,
+        timeout_ms: float | None = None,
     ) -> dict[str, Any]:
-        """Send a raw CDP command to the browser target (an escape hatch; prefer the API)."""
+        """Send a raw CDP command (an escape hatch; prefer the API): to the browser, to a
+        tab (``target_id`` or tab id), or to a frame (``frame_id``, OOPIFs included)."""
+        if target_id is None and frame_id is not None:
+            target_id = next(
+                (
+                    t.target_id
+                    for t in self._tabs.values()
+                    if t._frames is not None and t._frames.registry.get(frame_id)
+                ),
+                None,
+            )
+            if target_id is None:
+                raise InvalidArgument(f"no tab has a frame {frame_id!r}", hint="see the frame tree")
+        if target_id is not None:
+            tab = self.get_tab(target_id)
+            return await tab.cdp(method, params, frame_id=frame_id, timeout_ms=timeout_ms)
         async with self._operation(timeout_ms, "action") as budget:
             return await self._browser_cdp().send(method, params, budget=budget)
 
@@ -527,4 +548,3 @@ class BrowserSession:
         with contextlib.suppress(CDPError, ConnectionLost):
             await session.send("Runtime.runIfWaitingForDebugger", budget=budget)
             await session.detach(budget=budget)
-

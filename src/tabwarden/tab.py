@@ -540,12 +540,59 @@ class Tab:
         await self._browser.close_tab(self.id, timeout_ms=timeout_ms)
 
     async def cdp(
-        self, method: str, params: dict[str, Any] | None = None, *, timeout_ms: float | None = None
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        frame_id: str | None = None,
+        timeout_ms: float | None = None,
     ) -> dict[str, Any]:
-        """Send a raw CDP command to this tab's target (an escape hatch; prefer the API)."""
+        """Send a raw CDP command to this tab (an escape hatch; prefer the API).
+
+        With ``frame_id`` of a cross-origin iframe it goes through that frame's own
+        session; ``Runtime.evaluate`` with a same-origin iframe's ``frame_id`` runs in
+        that frame's JavaScript context.
+        """
+        if not isinstance(method, str) or "." not in method:
+            raise InvalidArgument(
+                f"{method!r} is not a CDP method", hint="use Domain.method, e.g. Runtime.evaluate"
+            )
         async with self._browser._operation(timeout_ms, "action") as budget:
             session = await self._ready_session(budget)
+            params = dict(params or {})
+            if frame_id is not None and frame_id != self.target_id:
+                session, params = self._frame_route(frame_id, method, params)
             return await session.send(method, params, budget=budget)
+
+    def _frame_route(
+        self, frame_id: str, method: str, params: dict[str, Any]
+    ) -> tuple[CDPSession, dict[str, Any]]:
+        registry = self.frames
+        frame = registry.get(frame_id)
+        if frame is None:
+            known = ", ".join(f.frame_id for f in registry.frames())
+            raise InvalidArgument(
+                f"tab {self.id} has no frame {frame_id!r}",
+                hint=f"use a frame_id from the frame tree: {known}",
+            )
+        session = registry.session_for(frame_id)
+        if frame.is_oopif:
+            return session, params
+        if method in ("Runtime.evaluate",) and "contextId" not in params:
+            context = registry.context_of(frame_id)
+            if context is None:
+                raise InvalidArgument(
+                    f"frame {frame_id} has no JavaScript context yet", hint="retry once it loaded"
+                )
+            params["contextId"] = context
+            return session, params
+        if method.startswith(("Page.", "DOM.", "Runtime.")) and "frameId" not in params:
+            raise InvalidArgument(
+                f"{method} cannot be aimed at a same-origin iframe by frame_id",
+                hint="it runs in the tab's session: pass the frame's ids in params, or use "
+                "Runtime.evaluate, which runs in the frame's context",
+            )
+        return session, params
 
     # ---- internal: called by BrowserSession -----------------------------------------
 
@@ -910,8 +957,6 @@ class Tab:
     def _network_idle(self) -> bool:
         loader = self.frames.loader_of(self.target_id) or ""
         return "networkIdle" in self._lifecycle.get(loader, set())
-
-
 
 
 def _real_title(title: str, url: str) -> str:

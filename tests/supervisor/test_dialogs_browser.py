@@ -232,3 +232,24 @@ async def test_console_ring_keeps_errors_from_every_frame(browser, server, other
     assert all(e.tab_id == tab.id for e in errors)
     assert any(e.url.startswith(other_origin.base) and e.line > 0 for e in errors)
     await tab.close()
+
+
+async def test_raw_cdp_reaches_frames_by_frame_id(browser, server, other_origin):
+    tab = await browser.new_tab(server.url(f"/dialogs.html?child={other_origin.base}"))
+    await tab.snapshot()
+    frames = {("cross" if f.is_oopif else "same"): f for f in tab.frames.frames() if f.parent_id}
+    expression = {"expression": "location.search", "returnByValue": True}
+    for name, frame in frames.items():
+        reply = await tab.cdp("Runtime.evaluate", expression, frame_id=frame.frame_id)
+        assert reply["result"]["value"] == f"?name={name}"
+        via_session = await browser.cdp("Runtime.evaluate", expression, frame_id=frame.frame_id)
+        assert via_session["result"]["value"] == f"?name={name}"
+    top = await browser.cdp("Runtime.evaluate", expression, target_id=tab.id)
+    assert top["result"]["value"].startswith("?child=")
+    version = await browser.cdp("Browser.getVersion")
+    assert "Chrome/" in version["product"]
+    with pytest.raises(InvalidArgument):
+        await tab.cdp("Runtime.evaluate", expression, frame_id="nope")
+    with pytest.raises(InvalidArgument):
+        await tab.cdp("evaluate")
+    await tab.close()
