@@ -98,6 +98,7 @@ def attach(
     cdp_url: str,
     *,
     consent: ConsentCheck | None = None,
+    dialog_bridge: bool = False,
     name: str = "default",
     config: Config | None = None,
     timeout_ms: float | None = None,
@@ -105,7 +106,8 @@ def attach(
     """Attach to a running browser by its CDP endpoint (``http://host:9222`` or ``ws://…``).
 
     Closing the session closes only the tabs it opened; the browser keeps running.
+    ``dialog_bridge=True`` for a backend whose proxy auto-dismisses native dialogs.
     """
     config = config or load_config()
-    backend = CDPEndpoint(cdp_url, consent=consent)
+    backend = CDPEndpoint(cdp_url, consent=consent, needs_dialog_bridge=dialog_bridge)
     return SessionStart(lambda: BrowserSession(backend, name=name, config=config), timeout_ms)

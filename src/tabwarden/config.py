@@ -66,6 +66,11 @@ class BrowserConfig(_Section):
         description="What happens to alert/confirm/prompt/beforeunload dialogs: wait for the "
         "agent's answer, or answer at once (dismiss or accept) and record it.",
     )
+    dialog_bridge: Literal["auto", "on", "off"] = Field(
+        "auto",
+        description="Route alert/confirm/prompt through page script and Fetch interception, "
+        "for backends whose proxy auto-dismisses native dialogs (auto: on for such backends).",
+    )
     dialog_timeout_s: float = Field(
         300,
         gt=0,

@@ -184,8 +184,14 @@ _CHILD_SETUP_S = 10.0
 class FrameTracker:
     """Keeps a tab's FrameRegistry current and sets up its OOPIF sessions."""
 
-    def __init__(self, main_session: CDPSession, main_frame_id: str) -> None:
+    def __init__(
+        self,
+        main_session: CDPSession,
+        main_frame_id: str,
+        extra_setup: list[tuple[str, dict[str, Any]]] | None = None,
+    ) -> None:
         self.registry = FrameRegistry(main_frame_id, main_session)
+        self._extra_setup = list(extra_setup or ())
         self._pending: set[asyncio.Future[None]] = set()
         self._tasks: set[asyncio.Task[None]] = set()
         self._subscriptions: list[Subscription] = []
@@ -276,6 +282,7 @@ class FrameTracker:
             ("Page.enable", None),  # frame events and dialogs of the OOPIF
             ("Runtime.enable", None),  # its console errors and execution contexts
             ("Target.setAutoAttach", AUTO_ATTACH_IFRAMES),
+            *self._extra_setup,
         ]
         if waiting:
             commands.append(("Runtime.runIfWaitingForDebugger", None))

@@ -62,6 +62,7 @@ class SessionManager:
         isolated: bool | None = None,
         cdp_url: str | None = None,
         consent: ConsentCheck | None = None,
+        dialog_bridge: bool = False,
         timeout_ms: float | None = None,
     ) -> BrowserSession:
         """The live session called ``name``, started now if it does not exist (idempotent)."""
@@ -78,7 +79,7 @@ class SessionManager:
             if isolated is not None:
                 config.browser.isolated = isolated
             backend = (
-                CDPEndpoint(cdp_url, consent=consent)
+                CDPEndpoint(cdp_url, consent=consent, needs_dialog_bridge=dialog_bridge)
                 if cdp_url
                 else self._backend_factory(name, config)
             )

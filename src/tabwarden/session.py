@@ -30,6 +30,7 @@ from .errors import (
     TabwardenError,
 )
 from .navigation import NavigationResult, check_wait_until, normalize_url
+from .supervisor.bridge import bridge_commands
 from .supervisor.dialogs import ClosedDialog
 from .supervisor.supervisor import Supervisor, SupervisorState
 from .tab import Tab, TabInfo, _dialog_action
@@ -65,10 +66,12 @@ class BrowserSession:
         self._closing = False
         self._closed = False
         self._lost_reason = ""
+        bridge = self.config.browser.dialog_bridge
         self.supervisor = Supervisor(
             self,
             policy=self.config.browser.dialog_policy,
             dialog_timeout_s=self.config.browser.dialog_timeout_s,
+            bridge=bridge == "on" or (bridge == "auto" and backend.needs_dialog_bridge),
         )
 
     def __repr__(self) -> str:
@@ -320,6 +323,10 @@ class BrowserSession:
         if self._front != tab.target_id:
             await (await tab._ready_session(budget)).send("Page.bringToFront", budget=budget)
             self._front = tab.target_id
+
+    def setup_commands(self) -> list[tuple[str, dict[str, Any]]]:
+        """Commands every page and frame session runs while it is set up (paused)."""
+        return bridge_commands() if self.supervisor.bridge else []
 
     def _tab_by_id(self, tab_id: str) -> Tab | None:
         return next((t for t in self._tabs.values() if t.id == tab_id), None)

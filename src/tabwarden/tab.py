@@ -88,6 +88,7 @@ class Tab:
         self._ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._closed_reason: str | None = None
         self._dialogs_seen: set[str] = set()
+        self._bridge_error = ""
         self.navigated = False
         self._created_here = False
         self._detached = False
@@ -609,7 +610,7 @@ class Tab:
         self._session = session
         if self._frames is not None:
             self._frames.close()
-        self._frames = FrameTracker(session, self.target_id)
+        self._frames = FrameTracker(session, self.target_id, self._browser.setup_commands())
         session.subscribe("Page.lifecycleEvent", self._on_lifecycle)
         return asyncio.get_running_loop().create_task(
             self._setup(session, waiting_for_debugger), name=f"tab-setup {self.id}"
@@ -648,6 +649,7 @@ class Tab:
             ("Network.enable", None),
             ("Runtime.enable", None),
             ("Target.setAutoAttach", AUTO_ATTACH_IFRAMES),
+            *self._browser.setup_commands(),
         ]
         if waiting_for_debugger:
             commands.append(("Runtime.runIfWaitingForDebugger", None))
@@ -658,6 +660,8 @@ class Tab:
         for (method, _), result in zip(commands, results, strict=True):
             if isinstance(result, BaseException):
                 logger.warning("setting up tab %s: %s failed: %s", self.id, method, result)
+                if method in ("Fetch.enable", "Page.addScriptToEvaluateOnNewDocument"):
+                    self._bridge_error = f"{method} failed: {result}"
         if self._frames is not None:
             try:
                 await self._frames.seed(budget)
@@ -1001,6 +1005,10 @@ def _state_lines(state: SupervisorState, seen: set[str]) -> list[str]:
         for d in state.recent_dialogs
         if d.dialog.id not in seen
     ]
+    if state.bridge.startswith("failed"):
+        lines.append(
+            f"# dialog bridge {state.bridge}: this backend may auto-dismiss dialogs unseen"
+        )
     children = [f for f in state.frame_tree if f.parent is not None]
     if children:
         oopifs = sum(1 for f in children if f.is_oopif)

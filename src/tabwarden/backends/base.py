@@ -30,6 +30,8 @@ class Backend(Protocol):
     owns_browser: bool
     """True when closing the session ends the browser (a launched one); False when
     tabwarden only attached to it."""
+    needs_dialog_bridge: bool
+    """True when something between us and the browser auto-dismisses native dialogs."""
 
     async def start(self, budget: Budget) -> Endpoint: ...
 

@@ -43,10 +43,17 @@ class CDPEndpoint:
     name = "attach"
     owns_browser = False
 
-    def __init__(self, cdp_url: str, *, consent: ConsentCheck | None = None) -> None:
+    def __init__(
+        self,
+        cdp_url: str,
+        *,
+        consent: ConsentCheck | None = None,
+        needs_dialog_bridge: bool = False,
+    ) -> None:
         _check_url(cdp_url)
         self.cdp_url = cdp_url
         self.consent = consent
+        self.needs_dialog_bridge = needs_dialog_bridge
 
     def exit_status(self) -> str | None:
         return None

@@ -95,6 +95,7 @@ class LocalChromium:
 
     name = "local"
     owns_browser = True
+    needs_dialog_bridge = False
 
     def __init__(self, options: LocalOptions | None = None) -> None:
         self.options = options or LocalOptions()

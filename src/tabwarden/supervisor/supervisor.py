@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import threading
 import time
@@ -23,6 +24,7 @@ from ..cdp.connection import CDPConnection
 from ..cdp.protocol import ANY_SESSION, Event, Subscription
 from ..cdp.session import CDPSession
 from ..errors import InvalidArgument, TabwardenError
+from .bridge import BRIDGE_HOST, fulfil_params
 from .buffers import Ring
 from .dialogs import ClosedBy, ClosedDialog, DialogPolicy, PendingDialog
 
@@ -94,12 +96,15 @@ class SupervisorState:
     frame_tree_truncated: bool = False
     connection: ConnectionState = "connected"
     policy: DialogPolicy = "must_respond"
+    bridge: str = "off"
+    """The dialog bridge: off, on, or "failed: …" (dialogs may then be auto-dismissed)."""
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "pending_dialogs": [d.to_dict() for d in self.pending_dialogs],
             "frame_tree": [f.to_dict() for f in self.frame_tree],
             "connection": self.connection,
+            "dialog_bridge": self.bridge,
         }
         if self.frame_tree_truncated:
             data["frame_tree_truncated"] = True
@@ -127,10 +132,18 @@ class Supervisor:
     """Watches one BrowserSession's connection; state survives reconnects."""
 
     def __init__(
-        self, browser: BrowserSession, *, policy: DialogPolicy, dialog_timeout_s: float
+        self,
+        browser: BrowserSession,
+        *,
+        policy: DialogPolicy,
+        dialog_timeout_s: float,
+        bridge: bool = False,
     ) -> None:
         self._browser = browser
         self.policy: DialogPolicy = policy
+        self.bridge = bridge
+        """Dialogs go through the page-script bridge (see bridge.py) as well as natively."""
+        self._bridge_requests: dict[str, str] = {}
         self.dialog_timeout_s = dialog_timeout_s
         self.connection_state: ConnectionState = "connected"
         self._lock = threading.Lock()
@@ -154,6 +167,7 @@ class Supervisor:
             ("Page.javascriptDialogClosed", self._on_closed),
             ("Runtime.exceptionThrown", self._on_exception),
             ("Runtime.consoleAPICalled", self._on_console),
+            ("Fetch.requestPaused", self._on_request_paused),
         ):
             self._subscriptions.append(connection.subscribe(method, handler, ANY_SESSION))
 
@@ -210,6 +224,7 @@ class Supervisor:
             frame_tree_truncated=truncated,
             connection=self.connection_state,
             policy=self.policy,
+            bridge=_bridge_state(self.bridge, tab),
         )
 
     def pending(self, tab: Tab | None = None) -> list[PendingDialog]:
@@ -244,7 +259,15 @@ class Supervisor:
             )
         session = CDPSession(connection, dialog.session_id)
         try:
-            await session.send("Page.handleJavaScriptDialog", params, budget=budget)
+            if dialog.source == "bridge":
+                request_id = self._bridge_requests[dialog.id]
+                await session.send(
+                    "Fetch.fulfillRequest",
+                    fulfil_params(request_id, dialog.type, accept, prompt_text),
+                    budget=budget,
+                )
+            else:
+                await session.send("Page.handleJavaScriptDialog", params, budget=budget)
         except TabwardenError:
             with self._lock:
                 self._book.answering.pop(dialog.id, None)
@@ -261,35 +284,81 @@ class Supervisor:
         tab, frame_id = owner
         params = event.params
         frame_id = _frame_by_url(tab, event.session_id, params.get("url", ""), frame_id)
+        self._register(tab, frame_id, event.session_id, params, "native")
+
+    def _on_request_paused(self, event: Event) -> None:
+        request = event.params.get("request", {})
+        request_id = event.params.get("requestId", "")
+        if urlsplit(request.get("url", "")).hostname != BRIDGE_HOST:
+            self._spawn(self._continue(event.session_id, request_id))
+            return
+        owner = self._browser._tab_of_session(event.session_id)
+        try:
+            asked = json.loads(request.get("postData") or "{}")
+        except ValueError:
+            asked = {}
+        if owner is None or not isinstance(asked, dict):
+            self._spawn(self._continue(event.session_id, request_id))
+            return
+        tab, frame_id = owner
+        frame_id = event.params.get("frameId") or frame_id
+        self._register(tab, frame_id, event.session_id, asked, "bridge", request_id)
+
+    def _register(
+        self,
+        tab: Tab,
+        frame_id: str,
+        session_id: str | None,
+        params: dict[str, Any],
+        source: Literal["native", "bridge"],
+        request_id: str = "",
+    ) -> PendingDialog:
         with self._lock:
             dialog = PendingDialog(
                 id=f"d-{self._next_dialog}",
-                type=params.get("type", ""),
-                message=params.get("message", ""),
-                default_prompt=params.get("defaultPrompt", ""),
-                url=params.get("url", ""),
+                type=str(params.get("type", "")),
+                message=str(params.get("message", "")),
+                default_prompt=str(params.get("defaultPrompt", "")),
+                url=str(params.get("url", "")),
                 tab_id=tab.id,
                 frame_id=frame_id,
-                session_id=event.session_id,
+                session_id=session_id,
                 opened_at=time.time(),
+                source=source,
             )
             self._next_dialog += 1
             self._book.pending[dialog.id] = dialog
+            if request_id:
+                self._bridge_requests[dialog.id] = request_id
         if self.policy != "must_respond":
             accept = self.policy == "auto_accept"
             self._spawn(self._auto_answer(dialog, accept, "auto_policy"))
-            return
+            return dialog
         tab._dialog_opened_now()
         handle = asyncio.get_running_loop().call_later(
             self.dialog_timeout_s, self._watchdog_fired, dialog.id
         )
         with self._lock:
             self._book.watchdogs[dialog.id] = handle
+        return dialog
+
+    async def _continue(self, session_id: str | None, request_id: str) -> None:
+        """A paused request that is not the bridge's: let it through untouched."""
+        if self._connection is None:
+            return
+        with contextlib.suppress(TabwardenError):
+            await CDPSession(self._connection, session_id).send(
+                "Fetch.continueRequest", {"requestId": request_id}, budget=Budget(_ANSWER_S)
+            )
 
     def _on_closed(self, event: Event) -> None:
         with self._lock:
             dialog = next(
-                (d for d in self._book.pending.values() if d.session_id == event.session_id),
+                (
+                    d
+                    for d in self._book.pending.values()
+                    if d.session_id == event.session_id and d.source == "native"
+                ),
                 None,
             )
             answer = self._book.answering.get(dialog.id) if dialog else None
@@ -371,6 +440,7 @@ class Supervisor:
             if self._book.pending.pop(dialog.id, None) is None:
                 return closed  # already closed (the event and the answer both say so)
             self._book.answering.pop(dialog.id, None)
+            self._bridge_requests.pop(dialog.id, None)
             handle = self._book.watchdogs.pop(dialog.id, None)
         if handle is not None:
             handle.cancel()
@@ -445,3 +515,11 @@ def _frame_by_url(tab: Tab, session_id: str | None, url: str, fallback: str) -> 
     frames = [f for f in tab._frames.registry.frames() if f.url == url]
     frames.sort(key=lambda f: (f.frame_id == tab.target_id, f.session_id != session_id))
     return frames[0].frame_id if frames else fallback
+
+
+def _bridge_state(enabled: bool, tab: Tab | None) -> str:
+    if not enabled:
+        return "off"
+    if tab is not None and tab._bridge_error:
+        return f"failed: {tab._bridge_error}"
+    return "on"
