@@ -157,3 +157,22 @@ async def test_attach_errors_say_how_to_fix_the_url(closed_port):
     with pytest.raises(EndpointError) as unreachable:
         await tabwarden.attach(f"http://127.0.0.1:{closed_port}", timeout_ms=3000)
     assert "--remote-debugging-port" in unreachable.value.hint
+
+
+async def test_a_different_endpoint_for_the_same_task_starts_fresh(server):
+    async with (
+        tabwarden.launch(isolated=True) as first_browser,
+        tabwarden.launch(isolated=True) as second_browser,
+        tabwarden.SessionManager(_config()) as manager,
+    ):
+        old = await manager.get_or_create("task", cdp_url=first_browser.endpoint.ws_url)
+        same = await manager.get_or_create("task", cdp_url=first_browser.endpoint.ws_url)
+        assert same is old
+        await old.new_tab(server.url("/index.html"))
+        new = await manager.get_or_create("task", cdp_url=second_browser.endpoint.ws_url)
+        assert new is not old and old.closed and not new.closed
+        assert manager.get("task") is new
+        assert new.supervisor is not old.supervisor
+        # The old browser lives on (it was only attached to); the tab the old session
+        # opened there was closed with it.
+        assert [t.title for t in await first_browser.tabs()] == [""]

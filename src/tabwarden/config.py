@@ -71,6 +71,13 @@ class BrowserConfig(_Section):
         description="Route alert/confirm/prompt through page script and Fetch interception, "
         "for backends whose proxy auto-dismisses native dialogs (auto: on for such backends).",
     )
+    reconnect_give_up_s: float = Field(
+        300,
+        ge=0,
+        le=3600,
+        description="An attached browser whose socket dropped is reconnected with backoff "
+        "(0.5 s doubling to 10 s) for this long, then given up (0 = never reconnect).",
+    )
     dialog_timeout_s: float = Field(
         300,
         gt=0,

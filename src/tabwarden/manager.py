@@ -74,7 +74,12 @@ class SessionManager:
         async with lock:
             session = self._sessions.get(name)
             if session is not None and not session.closed:
-                return session
+                if _same_endpoint(session, cdp_url):
+                    return session
+                # Another endpoint for the same task: never reuse state across browsers.
+                logger.info("session %r moves to %s: closing the old one", name, cdp_url)
+                del self._sessions[name]
+                await session.close()
             config = self.config.model_copy(deep=True)
             if isolated is not None:
                 config.browser.isolated = isolated
@@ -157,6 +162,13 @@ class SessionManager:
                 await self.reap_idle()
             except Exception:
                 logger.exception("the idle-session reaper failed")
+
+
+def _same_endpoint(session: BrowserSession, cdp_url: str | None) -> bool:
+    backend = session.backend
+    if cdp_url is None:
+        return backend.owns_browser
+    return isinstance(backend, CDPEndpoint) and backend.cdp_url == cdp_url
 
 
 def _default_backend(name: str, config: Config) -> Backend:

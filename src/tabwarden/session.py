@@ -40,6 +40,9 @@ __all__ = ["BrowserSession"]
 logger = logging.getLogger("tabwarden.session")
 
 _SETUP_S = 10.0
+_RECONNECT_FIRST_S = 0.5
+_RECONNECT_MAX_S = 10.0
+_RECONNECT_ATTEMPT_S = 10.0
 
 
 class BrowserSession:
@@ -58,6 +61,7 @@ class BrowserSession:
         self._next_tab = 1
         self._active: Tab | None = None
         self._recent: list[Tab] = []
+        self._reconnecting: asyncio.Task[None] | None = None
         self._front: str | None = None
         """Target id of the tab the browser shows (the others render no frames)."""
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -123,6 +127,8 @@ class BrowserSession:
             return
         self._closing = True
         self.supervisor.stop()  # first: no answer or watchdog runs during teardown
+        if self._reconnecting is not None:
+            self._reconnecting.cancel()
         try:
             if self.connected and not self.backend.owns_browser:
                 await self._close_own_tabs()
@@ -300,11 +306,18 @@ class BrowserSession:
         return Budget.from_ms(timeout_ms)
 
     @contextlib.asynccontextmanager
-    async def _operation(self, timeout_ms: float | None, kind: str) -> AsyncIterator[Budget]:
-        """One public call: a budget, a live browser (relaunched if it died), busy marking."""
+    async def _operation(
+        self, timeout_ms: float | None, kind: str, tab: Tab | None = None
+    ) -> AsyncIterator[Budget]:
+        """One public call: a budget, a live browser (relaunched if it died), busy marking.
+
+        A call on a closed ``tab`` fails before anything else (a relaunch could not bring
+        that page back)."""
         budget = self.budget(timeout_ms, kind)
         if self._closed or self._closing:
             raise SessionClosed(f"session {self.name!r} is closed")
+        if tab is not None and tab.closed:
+            raise tab._closed_error()
         self._busy += 1
         self.last_used = time.monotonic()
         try:
@@ -350,6 +363,17 @@ class BrowserSession:
     async def _ensure_connected(self, budget: Budget) -> None:
         if self.connected:
             return
+        reconnecting = self._reconnecting
+        if reconnecting is not None and not reconnecting.done():
+            with contextlib.suppress(DeadlineExceeded):
+                await budget.run(asyncio.shield(reconnecting), what="waiting to reconnect")
+            if not self.connected:
+                raise ConnectionLost(
+                    f"session {self.name!r} lost its connection ({self._lost_reason}) and is "
+                    "reconnecting",
+                    hint="retry in a few seconds; the tabs and pending dialogs are kept",
+                )
+            return
         async with self._start_lock:
             if self.connected:
                 return
@@ -363,17 +387,22 @@ class BrowserSession:
                 await self.backend.close()
             await self._connect(budget.child(self.config.timeouts.launch_ms / 1000))
 
-    async def _connect(self, budget: Budget) -> None:
-        self.endpoint = await self.backend.start(budget)
+    async def _connect(self, budget: Budget, *, again: bool = False) -> None:
+        """Start (or, ``again``, reconnect to) the browser and watch its targets."""
+        self.endpoint = await (
+            self.backend.reconnect(budget) if again else self.backend.start(budget)
+        )
         try:
             connection = await CDPConnection.connect(self.endpoint.ws_url, budget)
         except BaseException:
-            await self.backend.close()
+            if not again:
+                await self.backend.close()
             raise
         connection.loss_error = self._loss_error
         self._connection = connection
         self.supervisor.attach(connection)
-        self.launches += 1
+        if not again:
+            self.launches += 1
         connection.on_close(lambda: self._on_connection_closed(connection))
         browser = CDPSession(connection, None)
         for method, handler in (
@@ -406,7 +435,8 @@ class BrowserSession:
             )
         except BaseException:
             await connection.close()
-            await self.backend.close()
+            if not again:
+                await self.backend.close()
             self._connection = None
             raise
         logger.info(
@@ -489,16 +519,49 @@ class BrowserSession:
     # ---- event handlers (on the reader: no awaiting) --------------------------------
 
     def _on_connection_closed(self, connection: CDPConnection) -> None:
-        if connection is not self._connection:
+        if connection is not self._connection or self._closing:
             return
         status = self.backend.exit_status() if self.backend.owns_browser else None
         self._lost_reason = connection.close_reason if status is None else f"the browser {status}"
-        self.supervisor.browser_gone(self._lost_reason)
-        if not self._closing:
-            self._forget_tabs(
-                f"the browser went away ({self._lost_reason}); the next call on session "
-                f"{self.name!r} relaunches it — open a new tab"
+        if not self.backend.owns_browser and self.config.browser.reconnect_give_up_s > 0:
+            # Someone else's browser still runs: keep tabs and dialogs, and reconnect.
+            self.supervisor.connection_state = "reconnecting"
+            for tab in self._tabs.values():
+                tab._unbind()
+            self._reconnecting = asyncio.get_running_loop().create_task(
+                self._reconnect(), name=f"reconnect {self.name}"
             )
+            return
+        self.supervisor.browser_gone(self._lost_reason)
+        self._forget_tabs(
+            f"the browser went away ({self._lost_reason}); the next call on session "
+            f"{self.name!r} relaunches it — open a new tab"
+        )
+
+    async def _reconnect(self) -> None:
+        """Reconnect with exponential backoff (0.5 s doubling to 10 s) until the give-up."""
+        give_up = Budget(self.config.browser.reconnect_give_up_s)
+        delay = _RECONNECT_FIRST_S
+        attempt = 0
+        while True:
+            attempt += 1
+            await give_up.sleep(delay)  # backoff between attempts
+            try:
+                await self._connect(give_up.child(_RECONNECT_ATTEMPT_S), again=True)
+                logger.info("session %r reconnected after %d attempts", self.name, attempt)
+                return
+            except TabwardenError as exc:
+                logger.info("session %r: reconnect attempt %d failed: %s", self.name, attempt, exc)
+            if give_up.expired:
+                break
+            delay = min(delay * 2, _RECONNECT_MAX_S)
+        self.supervisor.connection_state = "gave_up"
+        self._lost_reason = (
+            f"gave up reconnecting after {give_up.timeout_s:.0f} s ({attempt} attempts)"
+        )
+        self.supervisor.browser_gone(self._lost_reason)
+        self._forget_tabs(f"the connection was lost and {self._lost_reason}")
+        logger.warning("session %r: %s", self.name, self._lost_reason)
 
     def _on_target_created(self, event: Event) -> None:
         info = event.params.get("targetInfo", {})

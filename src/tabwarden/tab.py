@@ -174,14 +174,14 @@ class Tab:
         """
         stage = check_wait_until(wait_until)
         target_url = normalize_url(url)
-        async with self._browser._operation(timeout_ms, "navigation") as budget:
+        async with self._browser._operation(timeout_ms, "navigation", self) as budget:
             return await self._navigate(target_url, stage, budget)
 
     async def reload(
         self, *, wait_until: str = "load", timeout_ms: float | None = None
     ) -> NavigationResult:
         stage = check_wait_until(wait_until)
-        async with self._browser._operation(timeout_ms, "navigation") as budget:
+        async with self._browser._operation(timeout_ms, "navigation", self) as budget:
             session = await self._ready_session(budget)
 
             async def trigger() -> str | None:
@@ -219,7 +219,7 @@ class Tab:
         to one ref's subtree, ``find`` (text or ``/regex/``) to matching lines;
         ``max_chars`` pages the text, ``cursor`` resumes where a page ended.
         """
-        async with self._browser._operation(timeout_ms, "action") as budget:
+        async with self._browser._operation(timeout_ms, "action", self) as budget:
             return await self._snapshot(
                 budget, full=full, scope=scope, max_chars=max_chars, cursor=cursor, find=find
             )
@@ -235,7 +235,7 @@ class Tab:
         """Answer this tab's pending dialog (``accept`` or ``dismiss``; ``prompt_text`` for
         a prompt). With several pending, name one by ``dialog_id``."""
         accept = _dialog_action(action)
-        async with self._browser._operation(timeout_ms, "action") as budget:
+        async with self._browser._operation(timeout_ms, "action", self) as budget:
             return await self._browser.supervisor.answer(
                 accept=accept,
                 prompt_text=prompt_text,
@@ -416,7 +416,7 @@ class Tab:
         self, ref: str | None = None, *, max_chars: int = 20_000, timeout_ms: float | None = None
     ) -> str:
         """The visible text of an element, or of the whole page (bounded by ``max_chars``)."""
-        async with self._browser._operation(timeout_ms, "action") as budget:
+        async with self._browser._operation(timeout_ms, "action", self) as budget:
             await self._ready_session(budget)
             self._check_no_dialog()
             if ref is None:
@@ -446,7 +446,7 @@ class Tab:
     ) -> str:
         """Wait until text appears or goes, a ref is visible or hidden, the page reaches a
         load state, or for ``time_ms``. Returns what was waited for."""
-        async with self._browser._operation(timeout_ms, "action") as budget:
+        async with self._browser._operation(timeout_ms, "action", self) as budget:
             await self._ready_session(budget)
             return await waiting.wait_for(
                 self,
@@ -476,7 +476,7 @@ class Tab:
         timeout_ms: float | None = None,
     ) -> PageContent:
         """The page as Markdown (or plain text), paged; untrusted page data."""
-        async with self._browser._operation(timeout_ms, "action") as budget:
+        async with self._browser._operation(timeout_ms, "action", self) as budget:
             session = await self._ready_session(budget)
             self._check_no_dialog()
             return await page_content(
@@ -489,7 +489,7 @@ class Tab:
 
     async def images(self, *, max_images: int = 200, timeout_ms: float | None = None) -> ImageList:
         """The page's images: src, alt, rendered and natural size, loaded or broken."""
-        async with self._browser._operation(timeout_ms, "action") as budget:
+        async with self._browser._operation(timeout_ms, "action", self) as budget:
             session = await self._ready_session(budget)
             self._check_no_dialog()
             return await page_images(session, budget, max_images=max_images)
@@ -510,7 +510,7 @@ class Tab:
         ``annotate=True`` draws each interactive element's ref on the image.
         ``path`` also writes the image there.
         """
-        async with self._browser._operation(timeout_ms, "action") as budget:
+        async with self._browser._operation(timeout_ms, "action", self) as budget:
             await self._ready_session(budget)
             self._check_no_dialog()
             self._actions += 1
@@ -558,7 +558,7 @@ class Tab:
             raise InvalidArgument(
                 f"{method!r} is not a CDP method", hint="use Domain.method, e.g. Runtime.evaluate"
             )
-        async with self._browser._operation(timeout_ms, "action") as budget:
+        async with self._browser._operation(timeout_ms, "action", self) as budget:
             session = await self._ready_session(budget)
             params = dict(params or {})
             if frame_id is not None and frame_id != self.target_id:
@@ -608,6 +608,7 @@ class Tab:
     def _bind(self, session: CDPSession, waiting_for_debugger: bool) -> asyncio.Task[None]:
         """Attach this tab to its CDP session and enable what navigation needs."""
         self._session = session
+        self._detached = False
         if self._frames is not None:
             self._frames.close()
         self._frames = FrameTracker(session, self.target_id, self._browser.setup_commands())
@@ -667,6 +668,7 @@ class Tab:
                 await self._frames.seed(budget)
             except TabwardenError as exc:
                 logger.warning("reading the frame tree of tab %s failed: %s", self.id, exc)
+        self._browser.supervisor.reconcile(self)
         if not self._ready.done():
             self._ready.set_result(None)
 
@@ -725,7 +727,7 @@ class Tab:
         whatever the action was still sending: the action then ends at once and
         its receipt reports the dialog.
         """
-        async with self._browser._operation(timeout_ms, "action") as budget:
+        async with self._browser._operation(timeout_ms, "action", self) as budget:
             await self._ready_session(budget)
             self._check_no_dialog()
             async with self._input_lock:
@@ -932,7 +934,7 @@ class Tab:
         self, step: int, wait_until: str, timeout_ms: float | None
     ) -> NavigationResult:
         stage = check_wait_until(wait_until)
-        async with self._browser._operation(timeout_ms, "navigation") as budget:
+        async with self._browser._operation(timeout_ms, "navigation", self) as budget:
             session = await self._ready_session(budget)
             history = await session.send("Page.getNavigationHistory", budget=budget)
             index = history["currentIndex"] + step

@@ -35,6 +35,10 @@ class Backend(Protocol):
 
     async def start(self, budget: Budget) -> Endpoint: ...
 
+    async def reconnect(self, budget: Budget) -> Endpoint:
+        """Where to reconnect after a dropped socket (the browser itself still runs)."""
+        ...
+
     async def close(self) -> None: ...
 
     def exit_status(self) -> str | None:

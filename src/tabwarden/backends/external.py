@@ -69,6 +69,11 @@ class CDPEndpoint:
                 raise ConsentRequired(f"attaching to {self.cdp_url} ({product}) was not allowed")
         return Endpoint(ws_url=ws_url, product=product)
 
+    async def reconnect(self, budget: Budget) -> Endpoint:
+        """The same browser again (its socket URL is looked up anew: it may have changed)."""
+        ws_url, product = await resolve_endpoint(self.cdp_url, budget)
+        return Endpoint(ws_url=ws_url, product=product)
+
     async def close(self) -> None:
         """Nothing to undo: the browser belongs to someone else."""
 

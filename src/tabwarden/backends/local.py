@@ -142,6 +142,11 @@ class LocalChromium:
         assert self._process is not None
         return Endpoint(ws_url=f"ws://127.0.0.1:{port}{path}", pid=self._process.pid)
 
+    async def reconnect(self, budget: Budget) -> Endpoint:
+        """A launched browser is not reconnected: a dropped socket to our own child means
+        it is gone, and the session relaunches it."""
+        raise BrowserLaunchError("a launched browser is relaunched, not reconnected")
+
     async def close(self) -> None:
         """End the browser and its process group; remove the run folder (and a throwaway
         profile). A persistent profile gets a graceful shutdown first so it is saved."""

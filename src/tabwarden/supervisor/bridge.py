@@ -30,7 +30,7 @@ BRIDGE_SCRIPT = """(() => {
   const ask = (type, message, fallbackArgs) => {
     try {
       const xhr = new XMLHttpRequest();
-      xhr.open('POST', 'https://%(host)s/' + type, false);
+      xhr.open('POST', 'https://__HOST__/' + type, false);
       xhr.setRequestHeader('Content-Type', 'text/plain');
       xhr.send(JSON.stringify({
         type, message: message === undefined ? '' : String(message),
@@ -55,7 +55,7 @@ BRIDGE_SCRIPT = """(() => {
   install('confirm', value => value === true);
   install('prompt', value => value === null || value === undefined ? null : String(value));
   Object.defineProperty(window, '__tabwardenDialogBridge', {value: true});
-})();""" % {"host": BRIDGE_HOST}
+})();""".replace("__HOST__", BRIDGE_HOST)
 
 
 def bridge_commands() -> list[tuple[str, dict[str, Any]]]:
@@ -69,9 +69,9 @@ def bridge_commands() -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
-def fulfil_params(request_id: str, dialog_type: str, accept: bool, prompt_text: str | None) -> (
-    dict[str, Any]
-):
+def fulfil_params(
+    request_id: str, dialog_type: str, accept: bool, prompt_text: str | None
+) -> dict[str, Any]:
     """The ``Fetch.fulfillRequest`` that answers a bridged dialog."""
     value: Any = None
     if dialog_type == "confirm":

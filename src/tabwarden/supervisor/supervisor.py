@@ -15,7 +15,7 @@ import logging
 import threading
 import time
 from collections.abc import Coroutine
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
@@ -196,6 +196,14 @@ class Supervisor:
             self._close(dialog, "remote", None)
         logger.info("dialogs closed with the browser (%s): %d", reason, len(doomed))
 
+    def reconcile(self, tab: Tab) -> None:
+        """After a tab got a new session (a reconnect), drop the dialogs the browser did not
+        report again on it: they closed while nobody was connected."""
+        current = tab._session.session_id if tab._session is not None else None
+        for dialog in self.pending(tab):
+            if dialog.source == "native" and dialog.session_id != current:
+                self._close(dialog, "remote", None)
+
     def tab_closed(self, tab: Tab) -> None:
         """A tab went away: its dialogs closed with it."""
         for dialog in self.pending(tab):
@@ -257,7 +265,7 @@ class Supervisor:
                 f"dialog {dialog.id} cannot be answered: the browser is not connected",
                 hint="wait for the session to reconnect, then answer it",
             )
-        session = CDPSession(connection, dialog.session_id)
+        session = self._answering_session(connection, dialog)
         try:
             if dialog.source == "bridge":
                 request_id = self._bridge_requests[dialog.id]
@@ -274,6 +282,17 @@ class Supervisor:
             if dialog.id in self._book.pending:
                 raise
         return self._close(dialog, closed_by, accept)
+
+    def _answering_session(self, connection: CDPConnection, dialog: PendingDialog) -> CDPSession:
+        """Where to answer: the tab's current sessions (they change when the socket is
+        reconnected), else the session that reported the dialog."""
+        tab = self._browser._tab_by_id(dialog.tab_id)
+        if tab is not None and tab._frames is not None:
+            if dialog.source == "bridge":
+                return tab._frames.registry.session_for(dialog.frame_id)
+            if tab._session is not None:
+                return tab._session
+        return CDPSession(connection, dialog.session_id)
 
     # ---- event handlers (on the reader: never await) --------------------------------
 
@@ -314,6 +333,9 @@ class Supervisor:
         request_id: str = "",
     ) -> PendingDialog:
         with self._lock:
+            known = self._reported_again(tab, session_id, params, source)
+            if known is not None:
+                return known
             dialog = PendingDialog(
                 id=f"d-{self._next_dialog}",
                 type=str(params.get("type", "")),
@@ -341,6 +363,24 @@ class Supervisor:
         with self._lock:
             self._book.watchdogs[dialog.id] = handle
         return dialog
+
+    def _reported_again(
+        self, tab: Tab, session_id: str | None, params: dict[str, Any], source: str
+    ) -> PendingDialog | None:
+        """After a reconnect the browser reports an open dialog again: keep its id and
+        move it to the new session. (Called with the lock held.)"""
+        for dialog in self._book.pending.values():
+            if (
+                dialog.tab_id == tab.id
+                and dialog.source == source
+                and dialog.session_id != session_id
+                and dialog.type == params.get("type")
+                and dialog.message == params.get("message")
+            ):
+                moved = replace(dialog, session_id=session_id)
+                self._book.pending[dialog.id] = moved
+                return moved
+        return None
 
     async def _continue(self, session_id: str | None, request_id: str) -> None:
         """A paused request that is not the bridge's: let it through untouched."""
