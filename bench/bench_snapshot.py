@@ -819,7 +819,8 @@ async def main(quick: bool, sizes: list[int], profile: bool) -> int:
                         f"tabwarden {tabwarden.__version__} snapshot bench "
                         f"({'quick' if quick else 'full'}) — tabwarden: {browser.product}; "
                         f"playwright {package_version('playwright')}: Chrome/{pw_browser.version}"
-                        f"; Python {sys.version.split()[0]}, {os.cpu_count()} CPUs"
+                        f"; Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, "
+                        f"load average {_load()}"
                     )
                     print(
                         f"local site {server.base}, pages of {', '.join(f'{s:,}' for s in sizes)}"
@@ -853,12 +854,16 @@ async def main(quick: bool, sizes: list[int], profile: bool) -> int:
                 finally:
                     await pw_browser.close()
     leftovers = leftover_browsers(pids)
-    print()
+    print(f"\nload average at the end {_load()} (other work on the machine skews the figures)")
     if leftovers:
         print(f"leftover browser processes: {', '.join(leftovers)}  <- NOT CLEANED UP")
         return 1
     print(f"leftover browser processes: none ({len(pids)} browser processes watched, all gone)")
     return 0
+
+
+def _load() -> str:
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
 def _sizes(text: str) -> list[int]:

@@ -66,6 +66,9 @@ class BrowserConfig(_Section):
         description="What happens to alert/confirm/prompt/beforeunload dialogs: wait for the "
         "agent's answer, or answer at once (dismiss or accept) and record it.",
     )
+    evaluate_enabled: bool = Field(
+        True, description="Allow evaluating JavaScript in pages (evaluate tool and API)."
+    )
     dialog_bridge: Literal["auto", "on", "off"] = Field(
         "auto",
         description="Route alert/confirm/prompt through page script and Fetch interception, "
@@ -97,6 +100,10 @@ class TimeoutConfig(_Section):
     navigation_ms: int = Field(
         30_000, gt=0, le=_MAX_TIMEOUT_MS, description="Default for navigate, back, forward, reload."
     )
+    wait_ms: int = Field(
+        30_000, gt=0, le=_MAX_TIMEOUT_MS, description="Default for wait (text, element, state)."
+    )
+    evaluate_ms: int = Field(10_000, gt=0, le=_MAX_TIMEOUT_MS, description="Default for evaluate.")
     max_ms: int = Field(
         _MAX_TIMEOUT_MS,
         gt=0,

@@ -8,6 +8,8 @@ Every error a caller can see derives from :class:`TabwardenError` and carries a
     * :class:`ConfigError` — a bad configuration value or file
     * :class:`DeadlineExceeded` (also a :class:`TimeoutError`) — a call ran out of time
         * :class:`CDPTimeout` — one CDP command got no reply in time
+        * :class:`PageBusy` — a page did not answer in time (script running?)
+        * :class:`EvaluateTimeout` — an evaluation ran past its deadline and was stopped
         * :class:`NavigationTimeout` (also a :class:`NavigationError`)
     * :class:`Cancelled` — the caller aborted the call
     * :class:`CDPError` — Chromium answered a command with an error
@@ -31,6 +33,8 @@ Every error a caller can see derives from :class:`TabwardenError` and carries a
     * :class:`ActionError` — an action could not be done
         * :class:`NotActionable` — hidden, disabled, covered, moving, or not editable
     * :class:`DialogBlocking` — a dialog blocks the page's script; answer it first
+    * :class:`ScriptError` — evaluated script threw
+    * :class:`EvaluateDisabled` — evaluation is turned off by configuration
     * :class:`NavigationError`
         * :class:`InvalidURL`
         * :class:`NavigationFailed` — the network or the browser refused the load
@@ -54,6 +58,8 @@ __all__ = [
     "DeadlineExceeded",
     "DialogBlocking",
     "EndpointError",
+    "EvaluateDisabled",
+    "EvaluateTimeout",
     "InvalidArgument",
     "InvalidURL",
     "NavigationError",
@@ -61,8 +67,10 @@ __all__ = [
     "NavigationTimeout",
     "NoHistoryEntry",
     "NotActionable",
+    "PageBusy",
     "ProfileInUse",
     "RefError",
+    "ScriptError",
     "SessionClosed",
     "SessionError",
     "SessionNotFound",
@@ -114,6 +122,35 @@ class CDPTimeout(DeadlineExceeded):
         self.timeout_s = timeout_s
         self.session_id = session_id
         super().__init__(f"CDP command {method} got no reply within {timeout_s * 1000:.0f} ms")
+
+
+class PageBusy(DeadlineExceeded):
+    """A page (or frame) did not answer before the deadline: usually a script hogs it."""
+
+    def __init__(self, message: str, *, tab_id: str = "", hint: str | None = None) -> None:
+        self.tab_id = tab_id
+        super().__init__(
+            message,
+            hint=hint
+            or (
+                "the page may be busy running script: stop it with tab.terminate_script() or "
+                "navigate away (both stop it), then retry; or close the tab, which always "
+                "works. Other tabs keep working"
+            ),
+        )
+
+
+class EvaluateTimeout(DeadlineExceeded):
+    """An evaluation passed its deadline; it was terminated if it was still running."""
+
+    def __init__(self, message: str, *, elapsed_ms: int, terminated: bool) -> None:
+        self.elapsed_ms = elapsed_ms
+        self.terminated = terminated
+        super().__init__(
+            message,
+            hint="the tab is usable again; give the script more time (timeout_ms) or make it "
+            "finish sooner",
+        )
 
 
 class Cancelled(TabwardenError):
@@ -228,6 +265,21 @@ class DialogBlocking(TabwardenError):
     def __init__(self, message: str, *, dialog_type: str = "", hint: str | None = None):
         self.dialog_type = dialog_type
         super().__init__(message, hint=hint)
+
+
+class ScriptError(TabwardenError):
+    """The evaluated script threw."""
+
+    def __init__(self, message: str, *, text: str, line: int, column: int, url: str) -> None:
+        self.text = text
+        self.line = line
+        self.column = column
+        self.url = url
+        super().__init__(message, hint="fix the script; the page itself is unaffected")
+
+
+class EvaluateDisabled(TabwardenError):
+    default_hint = "evaluation is off (browser.evaluate_enabled: false); use the page tools"
 
 
 class NavigationError(TabwardenError):

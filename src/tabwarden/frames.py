@@ -51,6 +51,7 @@ class FrameRegistry:
         self._frames: dict[str, FrameInfo] = {}
         self._sessions: dict[str | None, CDPSession] = {main_session.session_id: main_session}
         self._contexts: dict[str, int] = {}
+        self._unique_contexts: dict[str, str] = {}
         self.main_session = main_session
 
     # ---- reading -------------------------------------------------------------------
@@ -79,15 +80,22 @@ class FrameRegistry:
         """The frame's main-world execution context (for Runtime.evaluate in that frame)."""
         return self._contexts.get(frame_id)
 
+    def unique_context_of(self, frame_id: str) -> str | None:
+        """The frame's main-world context by its ``uniqueId`` (valid on any session)."""
+        return self._unique_contexts.get(frame_id)
+
     def context_created(self, context: dict[str, Any]) -> None:
         aux = context.get("auxData", {})
         if aux.get("isDefault") and aux.get("frameId"):
             self._contexts[aux["frameId"]] = context["id"]
+            if context.get("uniqueId"):
+                self._unique_contexts[aux["frameId"]] = context["uniqueId"]
 
     def context_destroyed(self, context_id: int) -> None:
         for frame_id, known in list(self._contexts.items()):
             if known == context_id:
                 del self._contexts[frame_id]
+                self._unique_contexts.pop(frame_id, None)
 
     def loader_of(self, frame_id: str) -> str | None:
         info = self._frames.get(frame_id)

@@ -22,13 +22,16 @@ from .config import Config
 from .errors import (
     BrowserCrashed,
     CDPError,
+    CDPTimeout,
     ConnectionLost,
     DeadlineExceeded,
     InvalidArgument,
+    PageBusy,
     SessionClosed,
     TabNotFound,
     TabwardenError,
 )
+from .metrics import Metrics
 from .navigation import NavigationResult, check_wait_until, normalize_url
 from .supervisor.bridge import bridge_commands
 from .supervisor.dialogs import ClosedDialog
@@ -62,6 +65,8 @@ class BrowserSession:
         self._active: Tab | None = None
         self._recent: list[Tab] = []
         self._reconnecting: asyncio.Task[None] | None = None
+        self.metrics = Metrics()
+        """Evaluation durations and outcomes, busy pages…: ``metrics.snapshot()``."""
         self._front: str | None = None
         """Target id of the tab the browser shows (the others render no frames)."""
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -323,6 +328,14 @@ class BrowserSession:
         try:
             await self._ensure_connected(budget)
             yield budget
+        except CDPTimeout as exc:
+            if tab is None or exc.session_id is None:
+                raise
+            self.metrics.count("page_busy")
+            raise PageBusy(
+                f"tab {tab.id} did not answer {exc.method} within {budget.timeout_s * 1000:.0f} ms",
+                tab_id=tab.id,
+            ) from exc
         finally:
             self._busy -= 1
             self.last_used = time.monotonic()
@@ -592,7 +605,8 @@ class BrowserSession:
         session_id = event.params["sessionId"]
         connection = self.connection
         if info.get("type") != "page":
-            self._spawn(asyncio.get_running_loop().create_task(self._release(session_id)))
+            if event.params.get("waitingForDebugger"):  # auto-attached: not ours to keep
+                self._spawn(asyncio.get_running_loop().create_task(self._release(session_id)))
             return
         tab = self._register(info["targetId"], info)
         if tab._session is not None:

@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from .actions import batch, forms, pointer, waiting
+from .actions.evaluate import EvaluateResult, EvaluationSessions, is_busy
+from .actions.evaluate import evaluate as run_evaluate
 from .actions.receipt import ActionWatch, Receipt
 from .actions.resolve import resolve
 from .budget import Budget
@@ -20,7 +22,9 @@ from .cdp.session import CDPSession
 from .content import ImageList, PageContent, page_content, page_images
 from .errors import (
     CDPError,
+    DeadlineExceeded,
     DialogBlocking,
+    EvaluateDisabled,
     InvalidArgument,
     NavigationFailed,
     NoHistoryEntry,
@@ -102,6 +106,7 @@ class Tab:
         self._next_dialog: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         """Resolved when a dialog that waits for an answer opens (then replaced)."""
         self._lifecycle: dict[str, set[str]] = {}
+        self._evaluations = EvaluationSessions(self)
         """True once anything loaded in this tab beyond its first blank page."""
 
     def __repr__(self) -> str:
@@ -446,7 +451,7 @@ class Tab:
     ) -> str:
         """Wait until text appears or goes, a ref is visible or hidden, the page reaches a
         load state, or for ``time_ms``. Returns what was waited for."""
-        async with self._browser._operation(timeout_ms, "action", self) as budget:
+        async with self._browser._operation(timeout_ms, "wait", self) as budget:
             await self._ready_session(budget)
             return await waiting.wait_for(
                 self,
@@ -493,6 +498,54 @@ class Tab:
             session = await self._ready_session(budget)
             self._check_no_dialog()
             return await page_images(session, budget, max_images=max_images)
+
+    async def evaluate(
+        self,
+        expression: str | None = None,
+        *,
+        function: str | None = None,
+        ref: str | None = None,
+        frame_id: str | None = None,
+        args: list[Any] | None = None,
+        await_promise: bool = True,
+        max_chars: int = 20_000,
+        timeout_ms: float | None = None,
+    ) -> EvaluateResult:
+        """Run JavaScript in the page (or a frame, or with an element by ``ref``).
+
+        Runs on a CDP session of its own, so actions never queue behind it. At
+        the deadline a script still running is terminated and the tab stays
+        usable (``EvaluateTimeout``); a thrown error raises ``ScriptError`` with
+        its text and line. ``function`` with ``ref`` gets the element as ``this``
+        and first argument.
+        """
+        if not self._browser.config.browser.evaluate_enabled:
+            raise EvaluateDisabled("evaluating JavaScript is turned off for this session")
+        async with self._browser._operation(timeout_ms, "evaluate", self) as budget:
+            await self._ready_session(budget)
+            self._check_no_dialog()
+            return await run_evaluate(
+                self,
+                budget,
+                expression=expression,
+                function=function,
+                ref=ref,
+                frame_id=frame_id,
+                args=args,
+                await_promise=await_promise,
+                max_chars=max_chars,
+            )
+
+    async def terminate_script(self, *, timeout_ms: float | None = None) -> bool:
+        """Stop the script that keeps this page busy (``Runtime.terminateExecution`` on
+        each of its frames' sessions). Returns True when something was busy."""
+        async with self._browser._operation(timeout_ms, "action", self) as budget:
+            stopped = False
+            for session in self.frames.sessions():
+                if await is_busy(session):
+                    await session.send("Runtime.terminateExecution", budget=budget.child(2.0))
+                    stopped = True
+            return stopped
 
     async def screenshot(
         self,
@@ -630,6 +683,7 @@ class Tab:
     def _mark_closed(self, reason: str) -> None:
         if self._closed_reason is None:
             self._closed_reason = reason
+        self._evaluations.forget()
         if self._frames is not None:
             self._frames.close()
         if not self._ready.done():
@@ -703,6 +757,13 @@ class Tab:
     ) -> NavigationResult:
         """Trigger a navigation and follow it to ``stage``; a dialog that opens on the way
         (alert during load, beforeunload) ends it at once and is reported."""
+        if not self.pending_dialogs and await is_busy(session):
+            # A page stuck in script would hold the navigation (and, once one is pending,
+            # every command) hostage: stop the script first; the page is being left anyway.
+            # (A dialog also stops the page's script, but the navigation closes it.)
+            with contextlib.suppress(DeadlineExceeded):
+                await session.send("Runtime.terminateExecution", budget=budget.child(0.5))
+                self._browser.metrics.count("terminated_before_navigation")
         with NavigationWatch(session, self.target_id) as watch:
 
             async def follow() -> _Outcome:
