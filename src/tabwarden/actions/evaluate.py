@@ -60,7 +60,10 @@ _SERIALIZE = """function(maxChars) {
   let fallbacks = 0;
   const text = JSON.stringify(this, function(key, v) {
     if (typeof v === 'bigint') { fallbacks++; return v.toString() + 'n'; }
-    if (typeof v === 'function' || v instanceof Node || v === window) { fallbacks++; return describe(v); }
+    if (typeof v === 'function' || v instanceof Node || v === window) {
+      fallbacks++;
+      return describe(v);
+    }
     if (typeof v === 'number' && !Number.isFinite(v)) { fallbacks++; return String(v); }
     if (v && typeof v === 'object') {
       if (seen.has(v)) { fallbacks++; return '[circular]'; }
