@@ -18,6 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import contextlib
+
 import tabwarden
 
 PAGE = (
@@ -49,10 +51,8 @@ async def main(runs: int, timeout_ms: int) -> None:
             click: list[float] = []
             for _ in range(runs):
                 started = time.perf_counter()
-                try:
+                with contextlib.suppress(tabwarden.EvaluateTimeout):
                     await tab.evaluate(expression, timeout_ms=timeout_ms)
-                except tabwarden.EvaluateTimeout:
-                    pass
                 back.append((time.perf_counter() - started) * 1000)
                 started = time.perf_counter()
                 await tab.click(button)
