@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import bisect
+import logging
 import threading
 from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["Histogram", "Metrics"]
+
+logger = logging.getLogger("tabwarden.metrics")
 
 _BOUNDS_MS = (1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000)
 
@@ -57,6 +60,7 @@ class Metrics:
 
     def evaluated(self, ms: float, outcome: str) -> None:
         """``outcome``: ok, error, timeout, cancelled."""
+        logger.debug("evaluation %s after %.1f ms", outcome, ms)
         with self._lock:
             self.evaluate_ms.observe(ms)
             self.counters["evaluations"] += 1
