@@ -1,0 +1,1 @@
+"""Tools: each defined once (spec, params, handler) and served by every surface."""

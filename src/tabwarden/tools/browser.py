@@ -1,0 +1,716 @@
+"""The browser tools: thin handlers over the domain code, one definition each."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import Field
+
+from ..actions.receipt import Receipt
+from ..navigation import NavigationResult
+from .context import ToolContext
+from .spec import Image, Params, ToolResult, ToolSpec
+
+__all__ = ["TOOLS"]
+
+Ref = Field(description="Element ref from the latest snapshot (e7, @e7) or a CSS selector")
+TabId = Field(None, description="Tab id (t2); default: the active tab")
+Timeout = Field(None, gt=0, le=600_000, description="Deadline for the whole call, in ms")
+
+
+def _receipt(receipt: Receipt) -> ToolResult:
+    return ToolResult(receipt.text(), receipt.to_dict())
+
+
+def _navigation(result: NavigationResult) -> ToolResult:
+    status = "-" if result.status is None else f"{result.status} {result.status_text}".strip()
+    lines = [f"tab {result.tab_id}: {status} {result.url} {json.dumps(result.title)}"]
+    lines.append(f"reached {', '.join(result.reached) or 'nothing'} in {result.elapsed_ms} ms")
+    if result.dialog is not None:
+        lines.append(
+            f"dialog open: {result.dialog.describe()} — answer it with "
+            f"{result.dialog.answer_call()}"
+        )
+    if not result.ok:
+        lines.append(f"HTTP error {result.status}: the page says why; take a snapshot")
+    return ToolResult("\n".join(lines), result.to_dict())
+
+
+# ---- navigation ---------------------------------------------------------------------
+
+
+class NavigateParams(Params):
+    url: str = Field(description="Where to go (http(s) URL; a bare host like localhost:8000 works)")
+    wait_until: Literal["commit", "domcontentloaded", "load", "networkidle"] = "load"
+    tab_id: str | None = TabId
+    timeout_ms: float | None = Timeout
+
+
+async def navigate(ctx: ToolContext, p: NavigateParams) -> ToolResult:
+    tab = await ctx.tab(p.tab_id)
+    return _navigation(await tab.navigate(p.url, wait_until=p.wait_until, timeout_ms=p.timeout_ms))
+
+
+class HistoryParams(Params):
+    wait_until: Literal["commit", "domcontentloaded", "load", "networkidle"] = "load"
+    tab_id: str | None = TabId
+    timeout_ms: float | None = Timeout
+
+
+async def back(ctx: ToolContext, p: HistoryParams) -> ToolResult:
+    tab = await ctx.tab(p.tab_id)
+    return _navigation(await tab.back(wait_until=p.wait_until, timeout_ms=p.timeout_ms))
+
+
+async def forward(ctx: ToolContext, p: HistoryParams) -> ToolResult:
+    tab = await ctx.tab(p.tab_id)
+    return _navigation(await tab.forward(wait_until=p.wait_until, timeout_ms=p.timeout_ms))
+
+
+async def reload(ctx: ToolContext, p: HistoryParams) -> ToolResult:
+    tab = await ctx.tab(p.tab_id)
+    return _navigation(await tab.reload(wait_until=p.wait_until, timeout_ms=p.timeout_ms))
+
+
+# ---- snapshot and page output ---------------------------------------------------------
+
+
+class SnapshotParams(Params):
+    full: bool = Field(False, description="All content, not only what can be acted on")
+    scope: str | None = Field(None, description="Only this ref's subtree")
+    find: str | None = Field(None, description="Only lines matching this text or /regex/")
+    max_chars: int = Field(12_000, ge=200, le=1_000_000, description="Page size of the text")
+    cursor: int = Field(0, ge=0, description="Line to resume from (given by the previous page)")
+    tab_id: str | None = TabId
+    timeout_ms: float | None = Timeout
+
+
+async def snapshot(ctx: ToolContext, p: SnapshotParams) -> ToolResult:
+    tab = await ctx.tab(p.tab_id)
+    snap = await tab.snapshot(
+        full=p.full,
+        scope=p.scope,
+        find=p.find,
+        max_chars=p.max_chars,
+        cursor=p.cursor,
+        timeout_ms=p.timeout_ms,
+    )
+    data = snap.to_dict()
+    data.pop("text", None)
+    return ToolResult(snap.text, data, untrusted=True)
+
+
+class ScreenshotParams(Params):
+    ref: str | None = Field(None, description="Only this element")
+    full_page: bool = False
+    format: Literal["png", "jpeg"] = "png"
+    annotate: bool = Field(False, description="Draw each interactive element's ref on it")
+    tab_id: str | None = TabId
+    timeout_ms: float | None = Timeout
+
+
+async def screenshot(ctx: ToolContext, p: ScreenshotParams) -> ToolResult:
+    tab = await ctx.tab(p.tab_id)
+    shot = await tab.screenshot(
+        ref=p.ref,
+        full_page=p.full_page,
+        format=p.format,
+        annotate=p.annotate,
+        timeout_ms=p.timeout_ms,
+    )
+    marks = f", {shot.marks} refs marked" if p.annotate else ""
+    text = f"screenshot of tab {tab.id}: {shot.width}x{shot.height} {shot.format}{marks}"
+    return ToolResult(text, shot.to_dict(), [Image(shot.data, f"image/{shot.format}")])
+
+
+class GetTextParams(Params):
+    ref: str | None = Field(None, description="An element; default: the whole page")
+    max_chars: int = Field(20_000, ge=100, le=1_000_000)
+    tab_id: str | None = TabId
+    timeout_ms: float | None = Timeout
+
+
+async def get_text(ctx: ToolContext, p: GetTextParams) -> ToolResult:
+    tab = await ctx.tab(p.tab_id)
+    text = await tab.get_text(p.ref, max_chars=p.max_chars, timeout_ms=p.timeout_ms)
+    return ToolResult(text, {"tab_id": tab.id}, untrusted=True)
+
+
+class GetContentParams(Params):
+    format: Literal["markdown", "text"] = "markdown"
+    max_chars: int = Field(20_000, ge=200, le=1_000_000)
+    cursor: int = Field(0, ge=0, description="Character to resume from (from the last page)")
+    tab_id: str | None = TabId
+    timeout_ms: float | None = Timeout
+
+
+async def get_content(ctx: ToolContext, p: GetContentParams) -> ToolResult:
+    tab = await ctx.tab(p.tab_id)
+    content = await tab.content(
+        format=p.format, max_chars=p.max_chars, cursor=p.cursor, timeout_ms=p.timeout_ms
+    )
+    data = content.to_dict()
+    data.pop("text", None)
+    return ToolResult(content.text, data, untrusted=True)
+
+
+class GetImagesParams(Params):
+    max_images: int = Field(200, ge=1, le=10_000)
+    tab_id: str | None = TabId
+    timeout_ms: float | None = Timeout
+
+
+async def get_images(ctx: ToolContext, p: GetImagesParams) -> ToolResult:
+    tab = await ctx.tab(p.tab_id)
+    images = await tab.images(max_images=p.max_images, timeout_ms=p.timeout_ms)
+    data = images.to_dict()
+    lines = [
+        f"- {json.dumps(i.alt)} {i.src} {i.width}x{i.height}"
+        + ("" if i.loaded in (True, None) else " [broken]")
+        + ("" if i.visible else " [hidden]")
+        for i in images.images
+    ]
+    more = " (more not listed)" if images.truncated else ""
+    return ToolResult(f"{images.total} images{more}\n" + "\n".join(lines), data, untrusted=True)
+
+
+# ---- actions ------------------------------------------------------------------------
+
+
+class ClickParams(Params):
+    ref: str = Ref
+    button: Literal["left", "right", "middle"] = "left"
+    click_count: int = Field(1, ge=1, le=3)
+    modifiers: list[Literal["Alt", "Control", "Meta", "Shift"]] | None = None
+    tab_id: str | None = TabId
+    timeout_ms: float | None = Timeout
+
+
+async def click(ctx: ToolContext, p: ClickParams) -> ToolResult:
+    tab = await ctx.tab(p.tab_id)
+    return _receipt(
+        await tab.click(
+            p.ref,
+            button=p.button,
+            click_count=p.click_count,
+            modifiers=list(p.modifiers or ()),
+            timeout_ms=p.timeout_ms,
+        )
+    )
+
+
+class RefParams(Params):
+    ref: str = Ref
+    tab_id: str | None = TabId
+    timeout_ms: float | None = Timeout
+
+
+async def hover(ctx: ToolContext, p: RefParams) -> ToolResult:
+    tab = await ctx.tab(p.tab_id)
+    return _receipt(await tab.hover(p.ref, timeout_ms=p.timeout_ms))
+
+
+class DragParams(Params):
+    start_ref: str = Field(description="What to drag (a ref)")
+    end_ref: str = Field(description="Where to drop it (a ref)")
+    tab_id: str | None = TabId
+    timeout_ms: float | None = Timeout
+
+
+async def drag(ctx: ToolContext, p: DragParams) -> ToolResult:
+    tab = await ctx.tab(p.tab_id)
+    return _receipt(await tab.drag(p.start_ref, p.end_ref, timeout_ms=p.timeout_ms))
+
+
+class FillParams(Params):
+    ref: str = Ref
+    value: str = Field(description="The new text (replaces what is there)")
+    tab_id: str | None = TabId
+    timeout_ms: float | None = Timeout
+
+
+async def fill(ctx: ToolContext, p: FillParams) -> ToolResult:
+    tab = await ctx.tab(p.tab_id)
+    return _receipt(await tab.fill(p.ref, p.value, timeout_ms=p.timeout_ms))
+
+
+class TypeParams(Params):
+    text: str
+    ref: str | None = Field(None, description="Focus this first; default: what has focus")
+    submit: bool = Field(False, description="Press Enter after typing")
+    delay_ms: float = Field(0, ge=0, le=5000, description="Pause between keys")
+    tab_id: str | None = TabId
+    timeout_ms: float | None = Timeout
+
+
+async def type_(ctx: ToolContext, p: TypeParams) -> ToolResult:
+    tab = await ctx.tab(p.tab_id)
+    return _receipt(
+        await tab.type(
+            p.text, ref=p.ref, submit=p.submit, delay_ms=p.delay_ms, timeout_ms=p.timeout_ms
+        )
+    )
+
+
+class PressParams(Params):
+    key: str = Field(description="A key or chord: Enter, Escape, Control+A, Shift+Tab, ArrowDown")
+    ref: str | None = Field(None, description="Focus this first")
+    tab_id: str | None = TabId
+    timeout_ms: float | None = Timeout
+
+
+async def press(ctx: ToolContext, p: PressParams) -> ToolResult:
+    tab = await ctx.tab(p.tab_id)
+    return _receipt(await tab.press(p.key, ref=p.ref, timeout_ms=p.timeout_ms))
+
+
+class SelectParams(Params):
+    ref: str = Ref
+    values: list[str] = Field(description="Option values or labels (several for a multiple select)")
+    tab_id: str | None = TabId
+    timeout_ms: float | None = Timeout
+
+
+async def select(ctx: ToolContext, p: SelectParams) -> ToolResult:
+    tab = await ctx.tab(p.tab_id)
+    return _receipt(await tab.select(p.ref, p.values, timeout_ms=p.timeout_ms))
+
+
+class CheckParams(Params):
+    ref: str = Ref
+    checked: bool = Field(True, description="False to uncheck")
+    tab_id: str | None = TabId
+    timeout_ms: float | None = Timeout
+
+
+async def check(ctx: ToolContext, p: CheckParams) -> ToolResult:
+    tab = await ctx.tab(p.tab_id)
+    return _receipt(await tab.check(p.ref, p.checked, timeout_ms=p.timeout_ms))
+
+
+class ScrollParams(Params):
+    ref: str | None = Field(None, description="Scroll this element; default: the page")
+    direction: Literal["up", "down", "left", "right", "into_view"] = "down"
+    amount: float | None = Field(None, gt=0, description="CSS px; default: most of a screen")
+    tab_id: str | None = TabId
+    timeout_ms: float | None = Timeout
+
+
+async def scroll(ctx: ToolContext, p: ScrollParams) -> ToolResult:
+    tab = await ctx.tab(p.tab_id)
+    direction = None if p.direction == "into_view" else p.direction
+    return _receipt(
+        await tab.scroll(p.ref, direction=direction, amount=p.amount, timeout_ms=p.timeout_ms)
+    )
+
+
+class UploadParams(Params):
+    ref: str = Field(description="The file input (a ref)")
+    paths: list[str] = Field(description="Files to attach")
+    tab_id: str | None = TabId
+    timeout_ms: float | None = Timeout
+
+
+async def upload_file(ctx: ToolContext, p: UploadParams) -> ToolResult:
+    tab = await ctx.tab(p.tab_id)
+    return _receipt(await tab.upload_file(p.ref, p.paths, timeout_ms=p.timeout_ms))
+
+
+class WaitParams(Params):
+    text: str | None = Field(None, description="Until this text is on the page")
+    text_gone: str | None = Field(None, description="Until this text is gone")
+    ref: str | None = Field(None, description="Until this element is visible (or hidden)")
+    state: Literal["visible", "hidden"] = "visible"
+    load_state: Literal["domcontentloaded", "load", "networkidle"] | None = None
+    time_ms: float | None = Field(None, ge=0, description="Just wait this long")
+    tab_id: str | None = TabId
+    timeout_ms: float | None = Timeout
+
+
+async def wait(ctx: ToolContext, p: WaitParams) -> ToolResult:
+    tab = await ctx.tab(p.tab_id)
+    said = await tab.wait(
+        text=p.text,
+        text_gone=p.text_gone,
+        ref=p.ref,
+        state=p.state,
+        load_state=p.load_state,
+        time_ms=p.time_ms,
+        timeout_ms=p.timeout_ms,
+    )
+    return ToolResult(said, {"tab_id": tab.id})
+
+
+class BatchParams(Params):
+    steps: list[dict[str, Any]] = Field(
+        description='Actions in order, e.g. [{"action": "fill", "ref": "e4", "value": "x"}, '
+        '{"action": "click", "ref": "e7"}]; stops at the first failure'
+    )
+    tab_id: str | None = TabId
+    timeout_ms: float | None = Timeout
+
+
+async def act_batch(ctx: ToolContext, p: BatchParams) -> ToolResult:
+    tab = await ctx.tab(p.tab_id)
+    receipts = await tab.act_batch(p.steps, timeout_ms=p.timeout_ms)
+    text = "\n".join(f"{i + 1}. {r.text()}" for i, r in enumerate(receipts))
+    return ToolResult(text, {"steps": [r.to_dict() for r in receipts]})
+
+
+# ---- dialogs, tabs, session -------------------------------------------------------------
+
+
+class DialogParams(Params):
+    action: Literal["accept", "dismiss"] = "accept"
+    prompt_text: str | None = Field(None, description="The answer to a prompt()")
+    dialog_id: str | None = Field(None, description="Which dialog, when several are open (d-3)")
+    timeout_ms: float | None = Timeout
+
+
+async def dialog(ctx: ToolContext, p: DialogParams) -> ToolResult:
+    session = await ctx.session()
+    closed = await session.dialog(
+        p.action, prompt_text=p.prompt_text, dialog_id=p.dialog_id, timeout_ms=p.timeout_ms
+    )
+    verb = "accepted" if closed.accepted else "dismissed"
+    return ToolResult(f"{verb} {closed.dialog.describe()}", closed.to_dict())
+
+
+class TabsParams(Params):
+    action: Literal["list", "new"] = "list"
+    url: str | None = Field(None, description="With new: open this URL")
+    timeout_ms: float | None = Timeout
+
+
+async def tabs(ctx: ToolContext, p: TabsParams) -> ToolResult:
+    session = await ctx.session()
+    if p.action == "new":
+        await session.new_tab(p.url, timeout_ms=p.timeout_ms)
+    infos = await session.tab_infos(timeout_ms=p.timeout_ms)
+    lines = [
+        f"- {i.id} {json.dumps(i.title)} {i.url}"
+        + (" [active]" if i.active else "")
+        + (f" [opened by {i.opener}]" if i.opener else "")
+        + (f" [dialog {i.dialog.id}]" if i.dialog else "")
+        for i in infos
+    ]
+    data = {
+        "tabs": [
+            {"id": i.id, "url": i.url, "title": i.title, "active": i.active, "opener": i.opener}
+            for i in infos
+        ]
+    }
+    return ToolResult("\n".join(lines) or "no tabs", data, untrusted=True)
+
+
+class TabParams(Params):
+    tab_id: str = Field(description="Tab id (t2)")
+    timeout_ms: float | None = Timeout
+
+
+async def switch_tab(ctx: ToolContext, p: TabParams) -> ToolResult:
+    session = await ctx.session()
+    tab = await session.switch_tab(p.tab_id, timeout_ms=p.timeout_ms)
+    return ToolResult(f"active tab: {tab.id} {json.dumps(tab.title)} {tab.url}", {"tab_id": tab.id})
+
+
+class CloseTabParams(Params):
+    tab_id: str | None = Field(None, description="Default: the active tab")
+    timeout_ms: float | None = Timeout
+
+
+async def close_tab(ctx: ToolContext, p: CloseTabParams) -> ToolResult:
+    session = await ctx.session()
+    await session.close_tab(p.tab_id, timeout_ms=p.timeout_ms)
+    active = session.active_tab
+    now = f"; active tab: {active.id}" if active else "; no tab is open"
+    return ToolResult(f"closed tab {p.tab_id or 'the active tab'}{now}", {})
+
+
+class NoParams(Params):
+    pass
+
+
+async def close(ctx: ToolContext, p: NoParams) -> ToolResult:
+    await ctx.close()
+    return ToolResult("closed the browser session; the next call starts a new one", {})
+
+
+class AttachParams(Params):
+    cdp_url: str = Field(description="http://host:9222 or ws://…/devtools/browser/…")
+    consent: bool = Field(False, description="True only once the user agreed to this attach")
+    timeout_ms: float | None = Timeout
+
+
+async def attach(ctx: ToolContext, p: AttachParams) -> ToolResult:
+    session = await ctx.attach(p.cdp_url, p.consent)
+    count = len(await session.tabs())
+    return ToolResult(f"attached to {session.product} at {p.cdp_url}: {count} tabs", {})
+
+
+# ---- diagnostics and devtools -----------------------------------------------------------
+
+
+class ConsoleParams(Params):
+    tab_id: str | None = TabId
+    max_entries: int = Field(50, ge=1, le=50)
+
+
+async def console(ctx: ToolContext, p: ConsoleParams) -> ToolResult:
+    session = await ctx.session()
+    tab = await ctx.tab(p.tab_id)
+    entries = session.state(tab).console_errors[-p.max_entries :]
+    lines = [f"- {e.level}: {e.text} ({e.url}:{e.line})" for e in entries]
+    data = {"entries": [e.to_dict() for e in entries]}
+    return ToolResult("\n".join(lines) or "no console errors", data, untrusted=True)
+
+
+class EvaluateParams(Params):
+    expression: str | None = Field(None, description="A JavaScript expression")
+    function: str | None = Field(None, description="A function, e.g. (el) => el.value")
+    ref: str | None = Field(None, description="Call the function with this element")
+    frame_id: str | None = Field(None, description="Run in this frame")
+    args: list[Any] | None = Field(None, description="JSON arguments for the function")
+    await_promise: bool = True
+    tab_id: str | None = TabId
+    timeout_ms: float | None = Timeout
+
+
+async def evaluate(ctx: ToolContext, p: EvaluateParams) -> ToolResult:
+    tab = await ctx.tab(p.tab_id)
+    result = await tab.evaluate(
+        p.expression,
+        function=p.function,
+        ref=p.ref,
+        frame_id=p.frame_id,
+        args=p.args,
+        await_promise=p.await_promise,
+        timeout_ms=p.timeout_ms,
+    )
+    shown = result.value if isinstance(result.value, str) else json.dumps(result.value)
+    more = f" [truncated: {result.total_chars:,} chars in all]" if result.truncated else ""
+    return ToolResult(f"{shown}{more}", result.to_dict(), untrusted=True)
+
+
+class CDPParams(Params):
+    method: str = Field(description="Domain.method, e.g. Page.getLayoutMetrics")
+    params: dict[str, Any] | None = None
+    tab_id: str | None = Field(None, description="Send to this tab; default: the browser")
+    frame_id: str | None = Field(None, description="Send to this frame (OOPIFs included)")
+    timeout_ms: float | None = Timeout
+
+
+async def cdp(ctx: ToolContext, p: CDPParams) -> ToolResult:
+    session = await ctx.session()
+    reply = await session.cdp(
+        p.method, p.params, target_id=p.tab_id, frame_id=p.frame_id, timeout_ms=p.timeout_ms
+    )
+    text = json.dumps(reply)
+    if len(text) > 20_000:
+        text = text[:20_000] + f"… [{len(text):,} chars in all]"
+    return ToolResult(text, {"result": reply}, untrusted=True)
+
+
+async def metrics(ctx: ToolContext, p: NoParams) -> ToolResult:
+    session = await ctx.session()
+    data = session.metrics.snapshot()
+    return ToolResult(json.dumps(data, indent=1), data)
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        "browser_navigate",
+        "core",
+        "Open a URL in the tab; returns status, title and any dialog.",
+        NavigateParams,
+        navigate,
+    ),
+    ToolSpec(
+        "browser_snapshot",
+        "core",
+        "Read the page: interactive elements with refs (e7) to act on. Use before acting "
+        "and after big changes; full=true for all text.",
+        SnapshotParams,
+        snapshot,
+        read_only=True,
+    ),
+    ToolSpec(
+        "browser_click",
+        "core",
+        "Click an element by ref. Returns what changed.",
+        ClickParams,
+        click,
+    ),
+    ToolSpec(
+        "browser_fill",
+        "core",
+        "Replace the text of an input, textarea or editable element.",
+        FillParams,
+        fill,
+    ),
+    ToolSpec(
+        "browser_type",
+        "core",
+        "Type text with real keys (into ref or the focused element); submit=true presses Enter.",
+        TypeParams,
+        type_,
+    ),
+    ToolSpec(
+        "browser_press",
+        "core",
+        "Press a key or chord (Enter, Escape, Control+A, Shift+Tab).",
+        PressParams,
+        press,
+    ),
+    ToolSpec("browser_hover", "core", "Move the pointer over an element.", RefParams, hover),
+    ToolSpec(
+        "browser_select",
+        "core",
+        "Choose options of a <select> by value or label.",
+        SelectParams,
+        select,
+    ),
+    ToolSpec(
+        "browser_check", "core", "Check or uncheck a checkbox, radio or switch.", CheckParams, check
+    ),
+    ToolSpec(
+        "browser_scroll",
+        "core",
+        "Scroll the page or an element, or bring a ref into view.",
+        ScrollParams,
+        scroll,
+    ),
+    ToolSpec(
+        "browser_wait",
+        "core",
+        "Wait for text to appear or go, an element to show or hide, a load state, or a time.",
+        WaitParams,
+        wait,
+        read_only=True,
+    ),
+    ToolSpec("browser_back", "core", "Go back in the tab's history.", HistoryParams, back),
+    ToolSpec(
+        "browser_dialog",
+        "core",
+        "Answer an open alert/confirm/prompt/beforeunload dialog (they block the page "
+        "until answered).",
+        DialogParams,
+        dialog,
+        aliases=("browser_handle_dialog",),
+    ),
+    ToolSpec(
+        "browser_screenshot",
+        "core",
+        "Capture the viewport, full page or one element as an image; annotate=true labels refs.",
+        ScreenshotParams,
+        screenshot,
+        read_only=True,
+    ),
+    ToolSpec(
+        "browser_get_text",
+        "core",
+        "The visible text of the page or of one element.",
+        GetTextParams,
+        get_text,
+        read_only=True,
+    ),
+    ToolSpec(
+        "browser_tabs",
+        "core",
+        "List tabs (popups included), or open a new one (action=new).",
+        TabsParams,
+        tabs,
+    ),
+    ToolSpec(
+        "browser_drag",
+        "actions",
+        "Drag one element onto another (HTML5 drag and drop works).",
+        DragParams,
+        drag,
+    ),
+    ToolSpec(
+        "browser_act_batch",
+        "actions",
+        "Run several actions in one call; stops at the first failure.",
+        BatchParams,
+        act_batch,
+    ),
+    ToolSpec("browser_switch_tab", "tabs", "Make a tab the active one.", TabParams, switch_tab),
+    ToolSpec(
+        "browser_close_tab",
+        "tabs",
+        "Close a tab (default: the active one).",
+        CloseTabParams,
+        close_tab,
+        destructive=True,
+    ),
+    ToolSpec("browser_forward", "tabs", "Go forward in the tab's history.", HistoryParams, forward),
+    ToolSpec("browser_reload", "tabs", "Reload the tab.", HistoryParams, reload),
+    ToolSpec(
+        "browser_close",
+        "tabs",
+        "Close the browser session (a new one starts on the next call).",
+        NoParams,
+        close,
+        destructive=True,
+    ),
+    ToolSpec(
+        "browser_get_content",
+        "diagnostics",
+        "The page as Markdown (or plain text), paged with cursor.",
+        GetContentParams,
+        get_content,
+        read_only=True,
+    ),
+    ToolSpec(
+        "browser_get_images",
+        "diagnostics",
+        "The page's images: src, alt, size, broken or hidden.",
+        GetImagesParams,
+        get_images,
+        read_only=True,
+    ),
+    ToolSpec(
+        "browser_console",
+        "diagnostics",
+        "Recent console errors and uncaught exceptions of a tab.",
+        ConsoleParams,
+        console,
+        read_only=True,
+    ),
+    ToolSpec(
+        "browser_evaluate",
+        "devtools",
+        "Run JavaScript in the page, a frame, or on an element (ref); cut off at timeout_ms.",
+        EvaluateParams,
+        evaluate,
+    ),
+    ToolSpec(
+        "browser_cdp",
+        "devtools",
+        "Send a raw Chrome DevTools Protocol command (browser, tab or frame).",
+        CDPParams,
+        cdp,
+        destructive=True,
+    ),
+    ToolSpec(
+        "browser_metrics",
+        "devtools",
+        "Counters and timings of this session (evaluations, timeouts, busy pages).",
+        NoParams,
+        metrics,
+        read_only=True,
+    ),
+    ToolSpec(
+        "browser_attach",
+        "devtools",
+        "Drive an already running browser by its CDP URL; needs consent=true from the user.",
+        AttachParams,
+        attach,
+        destructive=True,
+    ),
+    ToolSpec(
+        "browser_upload_file", "files", "Attach files to a file input.", UploadParams, upload_file
+    ),
+)

@@ -1,0 +1,133 @@
+"""The one tool registry: lookup, group selection, validation, calls and schema export.
+
+Every surface (MCP server, CLI, Python API, reference docs) is derived from it.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from typing import Any, Literal
+
+from pydantic import ValidationError
+
+from ..config import Config
+from ..errors import InvalidArgument
+from .browser import TOOLS
+from .context import ToolContext
+from .spec import GROUPS, ToolResult, ToolSpec
+
+__all__ = [
+    "DEFAULT_GROUPS",
+    "call_tool",
+    "get_tool",
+    "parse_groups",
+    "schema",
+    "select_tools",
+]
+
+DEFAULT_GROUPS = ("core",)
+_BY_NAME: dict[str, ToolSpec] = {t.name: t for t in TOOLS}
+_ALIASES: dict[str, ToolSpec] = {a: t for t in TOOLS for a in t.aliases}
+
+
+def parse_groups(text: str | Iterable[str] | None) -> tuple[str, ...]:
+    """``"core,devtools"``, a list, ``"all"`` or None (the default) → group names."""
+    if text is None:
+        return DEFAULT_GROUPS
+    names = [n.strip() for n in (text.split(",") if isinstance(text, str) else text) if n.strip()]
+    if "all" in names:
+        return GROUPS
+    unknown = [n for n in names if n not in GROUPS]
+    if unknown or not names:
+        raise InvalidArgument(
+            f"unknown tool groups: {', '.join(unknown) or '(none given)'}",
+            hint=f"use some of {', '.join(GROUPS)}, or all",
+        )
+    return tuple(names)
+
+
+def select_tools(
+    groups: Iterable[str] = DEFAULT_GROUPS, config: Config | None = None
+) -> list[ToolSpec]:
+    """The tools of these groups, minus those configuration turns off."""
+    wanted = set(parse_groups(list(groups)))
+    evaluate_on = config is None or config.browser.evaluate_enabled
+    return [t for t in TOOLS if t.group in wanted and (evaluate_on or t.name != "browser_evaluate")]
+
+
+def get_tool(name: str, tools: Iterable[ToolSpec] | None = None) -> ToolSpec:
+    """A tool by name or alias, among ``tools`` (default: every tool)."""
+    available = {t.name: t for t in (tools if tools is not None else TOOLS)}
+    spec = available.get(name) or _ALIASES.get(name)
+    if spec is not None and spec.name in available:
+        return spec
+    if name in _BY_NAME:
+        raise InvalidArgument(
+            f"the tool {name} is not enabled here",
+            hint=f"enable its group ({_BY_NAME[name].group}) with --tools or config",
+        )
+    close = difflib.get_close_matches(name, list(available), n=3)
+    raise InvalidArgument(
+        f"there is no tool {name!r}",
+        hint=("did you mean " + ", ".join(close) + "?") if close else "list the tools first",
+    )
+
+
+def validate(spec: ToolSpec, arguments: dict[str, Any] | None) -> Any:
+    """The tool's parameter model from raw arguments, or an error naming the parameter."""
+    try:
+        return spec.params.model_validate(arguments or {})
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors():
+            where = ".".join(str(part) for part in error["loc"]) or "arguments"
+            problems.append(f"{where}: {error['msg']}")
+        fields = ", ".join(spec.params.model_fields)
+        raise InvalidArgument(
+            f"{spec.name}: invalid arguments — {'; '.join(problems)}",
+            hint=f"{spec.name} takes: {fields}",
+        ) from None
+
+
+async def call_tool(
+    ctx: ToolContext,
+    name: str,
+    arguments: dict[str, Any] | None,
+    tools: Iterable[ToolSpec] | None = None,
+) -> ToolResult:
+    spec = get_tool(name, tools)
+    return await spec.handler(ctx, validate(spec, arguments))
+
+
+def schema(
+    tools: Iterable[ToolSpec], format: Literal["mcp", "openai", "anthropic"] = "mcp"
+) -> list[dict[str, Any]]:
+    """Tool definitions for other harnesses."""
+    out = []
+    for spec in tools:
+        parameters = spec.input_schema()
+        if format == "mcp":
+            out.append(
+                {"name": spec.name, "description": spec.description, "inputSchema": parameters}
+            )
+        elif format == "openai":
+            out.append(
+                {
+                    "type": "function",
+                    "function": {
+                        "name": spec.name,
+                        "description": spec.description,
+                        "parameters": parameters,
+                    },
+                }
+            )
+        elif format == "anthropic":
+            out.append(
+                {"name": spec.name, "description": spec.description, "input_schema": parameters}
+            )
+        else:
+            raise InvalidArgument(
+                f"format={format!r} is not supported", hint="use mcp, openai or anthropic"
+            )
+    return out
