@@ -330,16 +330,3 @@ def test_config_assignment_is_validated() -> None:
     config = load_config(env={})
     with pytest.raises(ValueError, match="action_ms"):
         config.timeouts.action_ms = 600_001
-
-
-def test_configuration_reference_doc_matches_the_code() -> None:
-    from pathlib import Path
-
-    from tabwarden.config import config_reference
-
-    doc = Path(__file__).resolve().parents[1] / "docs" / "configuration.md"
-    assert doc.read_text() == config_reference(), (
-        "docs/configuration.md is stale: regenerate it with "
-        'python -c "from tabwarden.config import config_reference; '
-        "open('docs/configuration.md','w').write(config_reference())\""
-    )

@@ -65,11 +65,11 @@ async def test_bad_screenshot_arguments(browser):
 
 async def test_page_content_and_images_through_the_tab(browser, server):
     tab = await browser.new_tab(server.url("/snap_basic.html"))
-    content = await tab.content()
+    content = await tab.get_content()
     assert "# Sign in" in content.text and "hunter2" not in content.text
     assert content.untrusted
-    text = await tab.content(format="text")
+    text = await tab.get_content(format="text")
     assert "Sign in" in text.text
-    images = await tab.images()
+    images = await tab.get_images()
     assert images.total == 0
     await tab.close()

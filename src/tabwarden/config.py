@@ -1,6 +1,6 @@
 """Typed configuration: defaults, then a YAML file, then environment variables.
 
-Every key is documented by its field description (docs/configuration.md lists them).
+Every key is documented by its field description (docs/reference/config.md lists them).
 File: the ``path`` given, else ``$TABWARDEN_CONFIG``, else ``./tabwarden.yaml`` when
 present. Environment: ``TABWARDEN_<SECTION>__<KEY>`` (e.g.
 ``TABWARDEN_BROWSER__HEADLESS=false``) plus the short ``TABWARDEN_CHROME`` for
@@ -192,11 +192,11 @@ def _env_list(name: str, value: str) -> Any:
 
 
 def config_reference() -> str:
-    """docs/configuration.md, generated from the field descriptions (a test keeps it true)."""
+    """docs/reference/config.md, generated from the field descriptions (a test keeps it true)."""
     lines = [
         "# Configuration reference",
         "",
-        "Generated from `src/tabwarden/config.py`; do not edit by hand.",
+        "Generated from the code by `python -m tabwarden.reference`; do not edit by hand.",
         "",
         "Sources, later ones winning: defaults; a YAML file (the path given to",
         "`load_config`, else `$TABWARDEN_CONFIG`, else `./tabwarden.yaml`);",

@@ -50,7 +50,7 @@ from .snapshot.build import build_tree
 from .snapshot.capture import capture_frames
 from .snapshot.render import render_lines
 from .supervisor.dialogs import ClosedDialog, PendingDialog
-from .supervisor.supervisor import SupervisorState
+from .supervisor.supervisor import ConsoleEntry, SupervisorState
 
 if TYPE_CHECKING:
     from .session import BrowserSession
@@ -472,7 +472,7 @@ class Tab:
         ``BatchError`` that carries the receipts of the steps that ran."""
         return await batch.run_batch(self, steps, timeout_ms=timeout_ms)
 
-    async def content(
+    async def get_content(
         self,
         *,
         format: Literal["markdown", "text"] = "markdown",
@@ -492,7 +492,9 @@ class Tab:
                 cursor=cursor,
             )
 
-    async def images(self, *, max_images: int = 200, timeout_ms: float | None = None) -> ImageList:
+    async def get_images(
+        self, *, max_images: int = 200, timeout_ms: float | None = None
+    ) -> ImageList:
         """The page's images: src, alt, rendered and natural size, loaded or broken."""
         async with self._browser._operation(timeout_ms, "action", self) as budget:
             session = await self._ready_session(budget)
@@ -535,6 +537,10 @@ class Tab:
                 await_promise=await_promise,
                 max_chars=max_chars,
             )
+
+    def console(self, max_entries: int = 50) -> list[ConsoleEntry]:
+        """Recent console errors and uncaught exceptions of this tab (its frames included)."""
+        return list(self._browser.supervisor.state(self).console_errors[-max_entries:])
 
     async def terminate_script(self, *, timeout_ms: float | None = None) -> bool:
         """Stop the script that keeps this page busy (``Runtime.terminateExecution`` on

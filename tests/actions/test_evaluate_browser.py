@@ -165,7 +165,7 @@ async def test_every_tool_returns_by_its_deadline_on_a_busy_page(browser, busy_p
         "type": lambda: tab.type("abc", ref=_ref(snap, "Field"), timeout_ms=800),
         "screenshot": lambda: tab.screenshot(timeout_ms=800),
         "get_text": lambda: tab.get_text(timeout_ms=800),
-        "content": lambda: tab.content(timeout_ms=800),
+        "content": lambda: tab.get_content(timeout_ms=800),
     }
     for name, call in calls.items():
         started = time.monotonic()

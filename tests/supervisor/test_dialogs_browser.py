@@ -99,7 +99,7 @@ async def test_blocked_tab_fails_fast_while_others_keep_working(browser, page, s
     await tab.click(_ref(snap, "Alert"))
     other = await browser.new_tab(server.url("/second.html"))
     started = time.monotonic()
-    for call in (tab.get_text(), tab.click(_ref(snap, "Confirm")), tab.content()):
+    for call in (tab.get_text(), tab.click(_ref(snap, "Confirm")), tab.get_content()):
         with pytest.raises(DialogBlocking) as caught:
             await call
         assert "d-" in caught.value.hint

@@ -147,7 +147,7 @@ class GetContentParams(Params):
 
 async def get_content(ctx: ToolContext, p: GetContentParams) -> ToolResult:
     tab = await ctx.tab(p.tab_id)
-    content = await tab.content(
+    content = await tab.get_content(
         format=p.format, max_chars=p.max_chars, cursor=p.cursor, timeout_ms=p.timeout_ms
     )
     data = content.to_dict()
@@ -163,7 +163,7 @@ class GetImagesParams(Params):
 
 async def get_images(ctx: ToolContext, p: GetImagesParams) -> ToolResult:
     tab = await ctx.tab(p.tab_id)
-    images = await tab.images(max_images=p.max_images, timeout_ms=p.timeout_ms)
+    images = await tab.get_images(max_images=p.max_images, timeout_ms=p.timeout_ms)
     data = images.to_dict()
     lines = [
         f"- {json.dumps(i.alt)} {i.src} {i.width}x{i.height}"
@@ -458,9 +458,8 @@ class ConsoleParams(Params):
 
 
 async def console(ctx: ToolContext, p: ConsoleParams) -> ToolResult:
-    session = await ctx.session()
     tab = await ctx.tab(p.tab_id)
-    entries = session.state(tab).console_errors[-p.max_entries :]
+    entries = tab.console(p.max_entries)
     lines = [f"- {e.level}: {e.text} ({e.url}:{e.line})" for e in entries]
     data = {"entries": [e.to_dict() for e in entries]}
     return ToolResult("\n".join(lines) or "no console errors", data, untrusted=True)

@@ -1,0 +1,138 @@
+"""The reference docs, generated from the code: tools, configuration and the CLI.
+
+``python -m tabwarden.reference`` rewrites ``docs/reference/``; a test fails when a
+file there differs from what the code generates.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+import typer
+
+from .config import config_reference
+from .tools.browser import TOOLS
+from .tools.registry import DEFAULT_GROUPS
+from .tools.spec import GROUPS, ToolSpec
+
+__all__ = ["cli_reference", "config_reference", "generate", "tools_reference", "write"]
+
+_HEADER = "Generated from the code by `python -m tabwarden.reference`; do not edit by hand."
+
+
+def tools_reference() -> str:
+    lines = [
+        "# Tools reference",
+        "",
+        _HEADER,
+        "",
+        "Every surface serves these tools: the MCP server, the CLI (`tabwarden <tool>`, the",
+        "`browser_` prefix dropped) and the Python API (`Tab`/`BrowserSession` methods).",
+        f"Groups: {', '.join(f'`{g}`' for g in GROUPS)}; `all` selects every one; the default",
+        f"is {', '.join(f'`{g}`' for g in DEFAULT_GROUPS)}.",
+        "",
+        "| tool | group | annotations | what it does |",
+        "|---|---|---|---|",
+    ]
+    for spec in TOOLS:
+        lines.append(
+            f"| [`{spec.name}`](#{spec.name}) | {spec.group} | {_annotations(spec)} | "
+            f"{spec.description} |"
+        )
+    for spec in TOOLS:
+        lines += ["", f"## {spec.name}", "", spec.description, ""]
+        if spec.aliases:
+            lines += [f"Also callable as {', '.join(f'`{a}`' for a in spec.aliases)}.", ""]
+        lines += [f"Group `{spec.group}`. {_annotations(spec)}.", ""]
+        schema = spec.input_schema()
+        required = set(schema.get("required", []))
+        if not schema["properties"]:
+            lines.append("No parameters.")
+            continue
+        lines += ["| parameter | type | default | description |", "|---|---|---|---|"]
+        for name, prop in schema["properties"].items():
+            default = (
+                "required"
+                if name in required
+                else f"`{prop['default']!r}`"
+                if ("default" in prop)
+                else "—"
+            )
+            lines.append(
+                f"| `{name}` | {_type(prop)} | {default} | {prop.get('description', '')} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def cli_reference() -> str:
+    from .cli import app
+
+    command = typer.main.get_command(app)
+    lines = ["# CLI reference", "", _HEADER, ""]
+    lines += _command_lines(command, "tabwarden")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def generate() -> dict[str, str]:
+    """Relative path → content of every generated reference file."""
+    return {
+        "docs/reference/tools.md": tools_reference(),
+        "docs/reference/config.md": config_reference(),
+        "docs/reference/cli.md": cli_reference(),
+    }
+
+
+def write(root: Path) -> list[Path]:
+    written = []
+    for relative, content in generate().items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content, encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def _annotations(spec: ToolSpec) -> str:
+    if spec.read_only:
+        return "read-only"
+    return "destructive" if spec.destructive else "changes the page"
+
+
+def _type(prop: dict[str, Any]) -> str:
+    if "enum" in prop:
+        return " \\| ".join(f"`{v}`" for v in prop["enum"])
+    kind = prop.get("type", "any")
+    if isinstance(kind, list):
+        return " or ".join(kind)
+    if kind == "array":
+        return f"list of {_type(prop.get('items', {}))}"
+    return str(kind)
+
+
+def _command_lines(command: click.Command, path: str) -> list[str]:
+    lines = [f"## `{path}`", "", (command.help or "").strip().split("\n\n")[0], ""]
+    params = [p for p in command.params if p.name != "help"]
+    if params:
+        lines += ["| argument or option | description |", "|---|---|"]
+        for param in params:
+            if isinstance(param, click.Argument):
+                name = f"`{param.human_readable_name}`"
+                help_text = "argument" + (" (optional)" if not param.required else "")
+            else:
+                name = ", ".join(f"`{o}`" for o in (*param.opts, *param.secondary_opts))
+                help_text = (getattr(param, "help", None) or "").replace("\n", " ")
+            lines.append(f"| {name} | {help_text} |")
+        lines.append("")
+    if isinstance(command, click.Group):
+        for name in sorted(command.commands):
+            lines += _command_lines(command.commands[name], f"{path} {name}")
+    return lines
+
+
+if __name__ == "__main__":
+    root = Path(sys.argv[1]) if len(sys.argv) > 1 else Path.cwd()
+    for written in write(root):
+        print(written)

@@ -1,0 +1,94 @@
+"""The Python API mirrors the tools: each tool has a method taking the same parameters."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+import tabwarden
+import tabwarden.metrics
+from tabwarden.tools.browser import TOOLS
+from tabwarden.tools.registry import schema, select_tools
+
+# tool → the API callable it mirrors (tab_id only routes the call to a tab).
+API = {
+    "browser_navigate": tabwarden.Tab.navigate,
+    "browser_snapshot": tabwarden.Tab.snapshot,
+    "browser_click": tabwarden.Tab.click,
+    "browser_fill": tabwarden.Tab.fill,
+    "browser_type": tabwarden.Tab.type,
+    "browser_press": tabwarden.Tab.press,
+    "browser_hover": tabwarden.Tab.hover,
+    "browser_select": tabwarden.Tab.select,
+    "browser_check": tabwarden.Tab.check,
+    "browser_scroll": tabwarden.Tab.scroll,
+    "browser_wait": tabwarden.Tab.wait,
+    "browser_back": tabwarden.Tab.back,
+    "browser_forward": tabwarden.Tab.forward,
+    "browser_reload": tabwarden.Tab.reload,
+    "browser_dialog": tabwarden.BrowserSession.dialog,
+    "browser_screenshot": tabwarden.Tab.screenshot,
+    "browser_get_text": tabwarden.Tab.get_text,
+    "browser_get_content": tabwarden.Tab.get_content,
+    "browser_get_images": tabwarden.Tab.get_images,
+    "browser_tabs": tabwarden.BrowserSession.tab_infos,
+    "browser_drag": tabwarden.Tab.drag,
+    "browser_act_batch": tabwarden.Tab.act_batch,
+    "browser_switch_tab": tabwarden.BrowserSession.switch_tab,
+    "browser_close_tab": tabwarden.BrowserSession.close_tab,
+    "browser_close": tabwarden.BrowserSession.close,
+    "browser_console": tabwarden.Tab.console,
+    "browser_evaluate": tabwarden.Tab.evaluate,
+    "browser_cdp": tabwarden.BrowserSession.cdp,
+    "browser_metrics": tabwarden.metrics.Metrics.snapshot,
+    "browser_attach": tabwarden.attach,
+    "browser_upload_file": tabwarden.Tab.upload_file,
+}
+# Tool parameters with another shape in the API, and why.
+RESHAPED = {
+    ("browser_tabs", "action"): "tabs are listed by tab_infos() and opened by new_tab()",
+    ("browser_tabs", "url"): "new_tab(url)",
+    ("browser_attach", "consent"): "the API takes a consent callable",
+    ("browser_cdp", "tab_id"): "the API calls it target_id",
+}
+
+
+def test_every_tool_has_an_api_twin():
+    assert set(API) == {spec.name for spec in TOOLS}
+
+
+@pytest.mark.parametrize("spec", TOOLS, ids=lambda s: s.name)
+def test_the_api_takes_the_tools_parameters(spec):
+    accepted = set(inspect.signature(API[spec.name]).parameters)
+    for name in spec.params.model_fields:
+        if name == "tab_id" and spec.name != "browser_switch_tab":
+            continue
+        if (spec.name, name) in RESHAPED:
+            continue
+        assert name in accepted, f"{API[spec.name].__qualname__} lacks {name} ({spec.name})"
+
+
+def test_sync_api_has_the_same_methods():
+    import tabwarden.sync
+
+    for function in API.values():
+        owner = function.__qualname__.split(".")[0]
+        if owner in ("Tab", "BrowserSession"):
+            twin = getattr(getattr(tabwarden.sync, owner), function.__name__)
+            assert not inspect.iscoroutinefunction(twin)
+
+
+def test_default_tools_stay_small():
+    import json
+
+    tokens = len(json.dumps(schema(select_tools(["core"])))) // 4
+    assert tokens <= 6_000, f"the core tool definitions cost about {tokens} tokens"
+
+
+def test_schemas_are_flat_for_every_vendor():
+    for spec in TOOLS:
+        schema_ = spec.input_schema()
+        assert schema_["type"] == "object" and "anyOf" not in schema_
+        for prop in schema_["properties"].values():
+            assert "anyOf" not in prop and "$ref" not in prop, spec.name

@@ -1,0 +1,83 @@
+"""Tool calls through the registry against a real Chromium: what every surface runs."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import tabwarden
+from tabwarden.config import Config
+from tabwarden.errors import ConsentRequired, InvalidArgument
+from tabwarden.tools.context import ToolContext
+from tabwarden.tools.registry import call_tool, get_tool, parse_groups, select_tools
+
+
+@pytest.fixture(scope="module")
+async def ctx():
+    config = Config()
+    config.browser.isolated = True
+    async with tabwarden.SessionManager(config) as manager:
+        yield ToolContext(manager, "tools")
+
+
+async def test_navigate_snapshot_click_and_results_state_their_size(ctx, server):
+    result = await call_tool(ctx, "browser_navigate", {"url": server.url("/receipts.html")})
+    assert "200 OK" in result.final_text() and result.data["title"] == "Receipts"
+    snap = await call_tool(ctx, "browser_snapshot", {})
+    text = snap.final_text()
+    assert text.startswith("[page content below is untrusted data")
+    ref = re.search(r'button "Change page" \[ref=(e\d+)\]', text).group(1)
+    receipt = await call_tool(ctx, "browser_click", {"ref": ref})
+    assert '"Added"' in receipt.final_text()
+    assert re.search(r"# [\d,]+ chars$", receipt.final_text())
+
+
+async def test_screenshot_comes_back_as_an_image(ctx, server):
+    await call_tool(ctx, "browser_navigate", {"url": server.url("/index.html")})
+    shot = await call_tool(ctx, "browser_screenshot", {"annotate": True})
+    assert shot.images and shot.images[0].mime_type == "image/png"
+    assert shot.images[0].data[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+async def test_dialog_tool_and_its_alias(ctx, server):
+    await call_tool(ctx, "browser_navigate", {"url": server.url("/dialogs.html")})
+    snap = (await call_tool(ctx, "browser_snapshot", {})).final_text()
+    ref = re.search(r'button "Confirm" \[ref=(e\d+)\]', snap).group(1)
+    receipt = await call_tool(ctx, "browser_click", {"ref": ref})
+    assert "dialog open: d-" in receipt.final_text()
+    answered = await call_tool(ctx, "browser_handle_dialog", {"action": "accept"})
+    assert answered.final_text().startswith("accepted d-")
+
+
+async def test_invalid_arguments_name_the_parameter(ctx):
+    with pytest.raises(InvalidArgument) as missing:
+        await call_tool(ctx, "browser_click", {})
+    assert "ref" in str(missing.value)
+    with pytest.raises(InvalidArgument) as wrong:
+        await call_tool(ctx, "browser_navigate", {"url": 123})
+    assert "url" in str(wrong.value)
+    with pytest.raises(InvalidArgument) as extra:
+        await call_tool(ctx, "browser_snapshot", {"fulll": True})
+    assert "fulll" in str(extra.value)
+
+
+def test_unknown_and_disabled_tools_say_what_to_do():
+    with pytest.raises(InvalidArgument) as unknown:
+        get_tool("browser_clik")
+    assert "browser_click" in unknown.value.hint
+    with pytest.raises(InvalidArgument) as disabled:
+        get_tool("browser_evaluate", select_tools(["core"]))
+    assert "devtools" in disabled.value.hint
+    config = Config()
+    config.browser.evaluate_enabled = False
+    assert "browser_evaluate" not in {t.name for t in select_tools(["all"], config)}
+    with pytest.raises(InvalidArgument):
+        parse_groups("core,bogus")
+    assert parse_groups("all") == ("core", "actions", "tabs", "diagnostics", "devtools", "files")
+
+
+async def test_attach_needs_consent(ctx):
+    with pytest.raises(ConsentRequired) as caught:
+        await call_tool(ctx, "browser_attach", {"cdp_url": "http://127.0.0.1:9"})
+    assert "consent=true" in caught.value.hint
