@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import click
 import typer
 
 from .config import config_reference
@@ -112,13 +111,14 @@ def _type(prop: dict[str, Any]) -> str:
     return str(kind)
 
 
-def _command_lines(command: click.Command, path: str) -> list[str]:
+def _command_lines(command: Any, path: str) -> list[str]:
+    """A click command (typer's) and its subcommands, duck-typed: typer vendors click."""
     lines = [f"## `{path}`", "", (command.help or "").strip().split("\n\n")[0], ""]
     params = [p for p in command.params if p.name != "help"]
     if params:
         lines += ["| argument or option | description |", "|---|---|"]
         for param in params:
-            if isinstance(param, click.Argument):
+            if param.param_type_name == "argument":
                 name = f"`{param.human_readable_name}`"
                 help_text = "argument" + (" (optional)" if not param.required else "")
             else:
@@ -126,7 +126,7 @@ def _command_lines(command: click.Command, path: str) -> list[str]:
                 help_text = (getattr(param, "help", None) or "").replace("\n", " ")
             lines.append(f"| {name} | {help_text} |")
         lines.append("")
-    if isinstance(command, click.Group):
+    if hasattr(command, "commands"):
         for name in sorted(command.commands):
             lines += _command_lines(command.commands[name], f"{path} {name}")
     return lines
