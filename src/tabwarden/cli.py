@@ -1,56 +1,163 @@
-"""The ``tabwarden`` command line: ``demo``, ``version`` and ``doctor``.
+"""The ``tabwarden`` command line.
 
-Errors from tabwarden are printed as ``error: <message> (<hint>)`` on stderr with
-exit status 1, never as a traceback.
+Browser tools, one command each, generated from the tool registry (``browser_`` dropped,
+``_`` → ``-``): ``tabwarden navigate URL``, ``snapshot``, ``click REF``, ``fill REF VALUE``,
+``type TEXT``, ``press KEY``, ``select REF VALUES...``, ``dialog [accept|dismiss]``,
+``wait --text …``, ``screenshot [--out FILE]``, ``get-text``, ``tabs [list|new]``, … The
+leading required parameters of a tool (and ``action``/``expression``) are positional;
+the others are ``--options``: booleans as ``--flag/--no-flag``, lists as repeated
+options, objects and lists of objects as JSON text. Every tool command also takes
+``--session NAME`` (default ``default``), ``--json`` (the whole result as JSON) and
+``--timeout-ms N`` (the call's deadline; it also bounds how long the command waits).
+
+Tool commands run in a background daemon per session (``tabwarden.surfaces.daemon``),
+started on first use and stopped after 5 idle minutes, so the browser, its tabs and
+refs live on between commands. ``tabwarden daemon run|status|stop`` manage it.
+
+Also: ``schema`` (tool definitions as JSON for other harnesses), ``mcp`` (the MCP
+server), ``demo``, ``version`` and ``doctor``.
+
+Errors print ``error: <message> (<hint>)`` on stderr, never a traceback. Exit codes:
+
+* 0 — ok
+* 1 — ``demo``, ``version``, ``doctor`` or ``mcp`` failed
+* 2 — usage error: bad command-line arguments, or arguments the tool rejects
+  (:class:`~tabwarden.errors.InvalidArgument`)
+* 3 — the tool (or configuration) failed: any other :class:`~tabwarden.errors.TabwardenError`
+* 4 — timeout (:class:`~tabwarden.errors.DeadlineExceeded`)
+* 5 — the session's daemon cannot be started or reached
+* 130 — interrupted (Ctrl-C)
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import contextlib
+import importlib
+import inspect
+import json
+import logging
 import platform
+import re
 import subprocess
 import sys
 import time
-from collections.abc import Callable
-from typing import TypeVar
+import types
+import typing
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal, TypeVar
 
 import typer
+from pydantic import ValidationError
+from pydantic.fields import FieldInfo
+from rich.console import Console
+from rich.markup import escape
 
 from . import __version__
 from .backends.executable import find_browser
 from .backends.reaper import pid_alive
 from .config import Config, load_config
-from .errors import BrowserError, TabwardenError
+from .errors import BrowserError, DeadlineExceeded, InvalidArgument, TabwardenError
+from .surfaces import daemon
+from .tools import registry
+from .tools.browser import TOOLS
+from .tools.spec import ToolSpec
 
-__all__ = ["app", "main"]
+__all__ = ["EXIT_CODES", "app", "exit_code_for", "main"]
 
 T = TypeVar("T")
 
 _MIN_PYTHON = (3, 11)
 _VERSION_PROBE_S = 3.0
 
+EXIT_CODES = {
+    0: "ok",
+    1: "demo, version, doctor or mcp failed",
+    2: "usage error (bad arguments)",
+    3: "tool error",
+    4: "timeout",
+    5: "daemon unreachable",
+    130: "interrupted",
+}
+
+_EPILOG = "Exit codes: " + " · ".join(f"{code} {what}" for code, what in EXIT_CODES.items())
+
 app = typer.Typer(
     name="tabwarden",
     help="tabwarden: a browser-control runtime for AI agents, on the Chrome DevTools Protocol.",
+    epilog=_EPILOG,
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
 
+daemon_app = typer.Typer(
+    help="The background daemon that keeps a session's browser alive between commands.",
+    no_args_is_help=True,
+)
+app.add_typer(daemon_app, name="daemon")
+
 
 def main() -> None:
     """Entry point of the ``tabwarden`` script and ``python -m tabwarden``."""
     try:
-        app(prog_name="tabwarden")
+        code = app(prog_name="tabwarden", standalone_mode=False)
     except TabwardenError as exc:
         _error(str(exc))
+        sys.exit(exit_code_for(exc))
+    except typer.TyperException as exc:  # click's errors: usage (2), files…
+        sys.exit(_usage_error(exc))
+    except typer.Abort:
+        _error("aborted")
         sys.exit(1)
     except KeyboardInterrupt:
-        _error("interrupted")
         sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
-# ---- commands ------------------------------------------------------------------------
+def exit_code_for(exc: BaseException) -> int:
+    """The exit status for an error (see the module docstring)."""
+    cls: type[BaseException] | None = type(exc)
+    if isinstance(exc, daemon.RemoteError):
+        cls = exc.error_class
+    if cls is None:
+        return 3
+    if issubclass(cls, InvalidArgument):
+        return 2
+    if issubclass(cls, DeadlineExceeded):
+        return 4
+    if issubclass(cls, daemon.DaemonUnreachable):
+        return 5
+    return 3
+
+
+def _usage_error(exc: typer.TyperException) -> int:
+    code = int(getattr(exc, "exit_code", 2))
+    if type(exc).__name__ == "NoArgsIsHelpError":
+        show = getattr(exc, "show", None)
+        if callable(show):
+            show()  # the command's help
+        return code
+    ctx = getattr(exc, "ctx", None)
+    where = getattr(ctx, "command_path", "tabwarden")
+    _error(f"{exc.format_message()} (see `{where} --help`)")
+    return code
+
+
+# ---- legacy commands: demo, version, doctor --------------------------------------------
+
+
+@contextlib.contextmanager
+def _exit_1_on_error() -> Iterator[None]:
+    """These commands fail with status 1 (the tool commands have finer codes)."""
+    try:
+        yield
+    except TabwardenError as exc:
+        _error(str(exc))
+        raise typer.Exit(1) from None
 
 
 @app.command()
@@ -62,7 +169,8 @@ def demo(
     """Run a scripted agent session against a bundled demo site, narrated step by step."""
     from .demo.agent import run_demo
 
-    code = asyncio.run(run_demo(headless=not headed))
+    with _exit_1_on_error():
+        code = asyncio.run(run_demo(headless=not headed))
     raise typer.Exit(code)
 
 
@@ -70,8 +178,9 @@ def demo(
 def version() -> None:
     """Print the tabwarden version and the browser it would launch."""
     typer.echo(f"tabwarden {__version__}")
-    config = load_config()
-    executable = find_browser(config.browser.executable)
+    with _exit_1_on_error():
+        config = load_config()
+        executable = find_browser(config.browser.executable)
     detail = _browser_version(executable)
     typer.echo(f"browser   {executable}" + (f" ({detail})" if detail else ""))
 
@@ -98,6 +207,632 @@ def doctor(
         typer.echo(f"{checks.failed} check(s) failed")
         raise typer.Exit(1)
     typer.echo("all checks passed")
+
+
+# ---- schema and mcp --------------------------------------------------------------------
+
+
+@app.command("schema")
+def schema_command(
+    format: Literal["mcp", "openai", "anthropic"] = typer.Option(
+        "mcp", "--format", help="Whose tool-definition format."
+    ),
+    tools: str = typer.Option(
+        "core", "--tools", metavar="GROUPS", help="Tool groups, comma-separated, or all."
+    ),
+) -> None:
+    """Print the tool definitions as JSON, for other agent harnesses."""
+    specs = registry.select_tools(registry.parse_groups(tools), load_config())
+    typer.echo(json.dumps(registry.schema(specs, format), indent=2, ensure_ascii=False))
+
+
+@app.command("mcp")
+def mcp_command(
+    http: Annotated[
+        bool, typer.Option("--http", help="Serve MCP over streamable HTTP instead of stdio.")
+    ] = False,
+    host: Annotated[
+        str | None, typer.Option("--host", help="HTTP: the address to listen on.")
+    ] = None,
+    port: Annotated[
+        int | None,
+        typer.Option("--port", min=0, max=65535, help="HTTP: the port to listen on."),
+    ] = None,
+    token: Annotated[
+        str | None, typer.Option("--token", help="HTTP: the bearer token clients must send.")
+    ] = None,
+    shared_session: Annotated[
+        bool,
+        typer.Option("--shared-session", help="HTTP: all clients share one browser session."),
+    ] = False,
+    allowed_origins: Annotated[
+        list[str] | None,
+        typer.Option("--allowed-origin", help="HTTP: an Origin allowed to connect (repeatable)."),
+    ] = None,
+    tools: Annotated[
+        str | None,
+        typer.Option(
+            "--tools",
+            metavar="GROUPS",
+            help="Tool groups to offer, comma-separated, or all (default: core).",
+        ),
+    ] = None,
+    config_file: Annotated[
+        Path | None,
+        typer.Option("--config", metavar="FILE", help="The tabwarden YAML config file."),
+    ] = None,
+    headless: Annotated[
+        bool | None,
+        typer.Option("--headless/--headed", help="Run the browser without / with a window."),
+    ] = None,
+    isolated: Annotated[
+        bool,
+        typer.Option("--isolated", help="A throwaway profile, removed when the session closes."),
+    ] = False,
+    user_data_dir: Annotated[
+        Path | None,
+        typer.Option("--user-data-dir", metavar="DIR", help="Where persistent profiles live."),
+    ] = None,
+    cdp_endpoint: Annotated[
+        str | None,
+        typer.Option(
+            "--cdp-endpoint",
+            metavar="URL",
+            help="Attach to this running browser instead of launching one (only where the "
+            "MCP server supports it; otherwise use the browser_attach tool).",
+        ),
+    ] = None,
+    executable_path: Annotated[
+        str | None,
+        typer.Option(
+            "--executable-path", metavar="PATH", help="The Chromium-based browser to launch."
+        ),
+    ] = None,
+    viewport_size: Annotated[
+        str | None,
+        typer.Option(
+            "--viewport-size", metavar="WxH", help="Window size in CSS pixels, e.g. 1280x720."
+        ),
+    ] = None,
+    user_agent: Annotated[
+        str | None,
+        typer.Option("--user-agent", metavar="UA", help="The browser's User-Agent string."),
+    ] = None,
+) -> None:
+    """Run the MCP server (stdio by default, or HTTP)."""
+    config = load_config(config_file)
+    _apply_browser_flags(
+        config,
+        headless=headless,
+        isolated=isolated,
+        user_data_dir=user_data_dir,
+        executable_path=executable_path,
+        viewport_size=viewport_size,
+        user_agent=user_agent,
+    )
+    groups = registry.parse_groups(tools)
+    try:
+        mcp = importlib.import_module("tabwarden.surfaces.mcp")
+    except ModuleNotFoundError as exc:
+        if exc.name != "tabwarden.surfaces.mcp":
+            raise
+        _error("the MCP server is not part of this installation (tabwarden.surfaces.mcp)")
+        raise typer.Exit(1) from None
+    options_cls = mcp.MCPOptions
+    accepted = _accepted_parameters(options_cls)
+    kwargs: dict[str, Any] = {
+        "groups": groups,
+        "config": config,
+        "http": http,
+        "shared_session": shared_session,
+    }
+    given = {"host": host, "port": port, "token": token}
+    kwargs.update({key: value for key, value in given.items() if value is not None})
+    if allowed_origins:
+        kwargs["allowed_origins"] = tuple(allowed_origins)
+    if cdp_endpoint is not None:
+        _set_cdp_endpoint(config, kwargs, accepted, cdp_endpoint)
+    mcp.run(options_cls(**kwargs))
+
+
+def _apply_browser_flags(
+    config: Config,
+    *,
+    headless: bool | None,
+    isolated: bool,
+    user_data_dir: Path | None,
+    executable_path: str | None,
+    viewport_size: str | None,
+    user_agent: str | None,
+) -> None:
+    browser = config.browser
+    try:
+        if headless is not None:
+            browser.headless = headless
+        if isolated:
+            browser.isolated = True
+        if user_data_dir is not None:
+            browser.data_dir = user_data_dir.expanduser()
+        if executable_path is not None:
+            browser.executable = executable_path
+        if viewport_size is not None:
+            match = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", viewport_size)
+            if match is None:
+                raise typer.BadParameter(
+                    f"{viewport_size!r} is not WIDTHxHEIGHT (e.g. 1280x720)",
+                    param_hint="--viewport-size",
+                )
+            browser.window_width = int(match.group(1))
+            browser.window_height = int(match.group(2))
+        if user_agent is not None:
+            browser.extra_args = [*browser.extra_args, f"--user-agent={user_agent}"]
+    except ValidationError as exc:
+        problem = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
+        )
+        raise typer.BadParameter(problem) from None
+
+
+def _accepted_parameters(cls: Any) -> set[str]:
+    try:
+        return set(inspect.signature(cls).parameters)
+    except (TypeError, ValueError):
+        return set()
+
+
+def _set_cdp_endpoint(config: Config, kwargs: dict[str, Any], accepted: set[str], url: str) -> None:
+    """Pass the attach URL wherever something takes it: a config key or an MCP option."""
+    for key in ("cdp_endpoint", "cdp_url"):
+        if key in type(config.browser).model_fields:
+            setattr(config.browser, key, url)
+            return
+    for key in ("cdp_endpoint", "cdp_url"):
+        if key in accepted:
+            kwargs[key] = url
+            return
+    raise typer.BadParameter(
+        "this MCP server cannot attach at start yet; start it without --cdp-endpoint and "
+        "call browser_attach (devtools group: --tools core,devtools) with consent",
+        param_hint="--cdp-endpoint",
+    )
+
+
+# ---- daemon commands ---------------------------------------------------------------------
+
+_SessionOption = Annotated[
+    str, typer.Option("--session", metavar="NAME", help="The session (one daemon each).")
+]
+_JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON, for scripts.")]
+
+
+@daemon_app.command("run")
+def daemon_run(
+    session: _SessionOption = "default",
+    idle_timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--idle-timeout",
+            metavar="S",
+            min=0,
+            help=f"Exit after this many seconds without a tool call (0: never; default "
+            f"${daemon.IDLE_ENV} or {daemon.DEFAULT_IDLE_S:.0f}).",
+        ),
+    ] = None,
+    config_file: Annotated[
+        Path | None,
+        typer.Option("--config", metavar="FILE", help="The tabwarden YAML config file."),
+    ] = None,
+) -> None:
+    """Run a session's daemon in the foreground (tool commands start it by themselves)."""
+    logging.basicConfig(
+        level=logging.INFO,
+        format="%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    config = load_config(config_file) if config_file is not None else None
+    daemon.run_daemon(session, config=config, idle_timeout_s=idle_timeout)
+
+
+@daemon_app.command("status")
+def daemon_status(
+    session: Annotated[
+        str | None,
+        typer.Option("--session", metavar="NAME", help="This session only (default: all)."),
+    ] = None,
+    as_json: _JsonOption = False,
+) -> None:
+    """Show the running daemons: pid, uptime, idle time, tabs, browser."""
+    if session is not None:
+        statuses = [daemon.status(session)]
+    else:
+        statuses = [s for s in map(daemon.status, daemon.daemon_names()) if s.get("running")]
+    if as_json:
+        payload: Any = statuses[0] if session is not None else statuses
+        typer.echo(json.dumps(payload, indent=2))
+        return
+    if not statuses:
+        typer.echo("no daemon is running")
+    for info in statuses:
+        typer.echo(_describe_status(info))
+
+
+def _describe_status(info: dict[str, Any]) -> str:
+    name = info.get("session")
+    if not info.get("running"):
+        return f"{name}: not running"
+    idle_limit = info.get("idle_timeout_s") or 0
+    exits = f"exits after {idle_limit:.0f} s idle" if idle_limit else "never exits when idle"
+    tabs = info.get("tabs")
+    browser = (
+        f"browser pid {info['browser_pid']}, {tabs} tabs"
+        if info.get("browser_pid")
+        else "no browser yet"
+    )
+    return (
+        f"{name}: pid {info.get('pid')}, up {info.get('uptime_s', 0):.0f} s, "
+        f"idle {info.get('idle_s', 0):.0f} s ({exits}), {browser}"
+    )
+
+
+@daemon_app.command("stop")
+def daemon_stop(
+    session: Annotated[
+        str | None,
+        typer.Option("--session", metavar="NAME", help="The session (default: default)."),
+    ] = None,
+    all_: Annotated[bool, typer.Option("--all", help="Stop every daemon.")] = False,
+) -> None:
+    """Stop a session's daemon (or all), closing its browser; waits until it is gone."""
+    if all_ and session is not None:
+        raise typer.BadParameter("give --session or --all, not both")
+    names = daemon.daemon_names() if all_ else [session or "default"]
+    stopped = 0
+    for name in names:
+        if daemon.stop(name):
+            stopped += 1
+            typer.echo(f"stopped the daemon of session {name}")
+        elif not all_:
+            typer.echo(f"no daemon runs for session {name}")
+    if all_ and not stopped:
+        typer.echo("no daemon is running")
+
+
+# ---- tool commands -------------------------------------------------------------------------
+
+_TOOLS_PANEL = "Browser tools"
+_COMMON_PANEL = "Common options"
+_POSITIONAL_OPTIONAL = frozenset({"action", "expression"})
+"""Optional parameters that still read best as a positional word: ``dialog dismiss``."""
+_PATH_FIELDS = frozenset({"paths"})
+"""Lists of local files: made absolute here, since the daemon may run elsewhere."""
+_GRACE_S = 30.0
+"""More than the call's own deadline: starting the daemon and, on first use, the browser."""
+_DEFAULT_WAIT_S = 180.0
+_CLIENT_KWARGS = ("cli_session", "cli_json", "cli_timeout_ms", "cli_out")
+
+_Kind = Literal["text", "number", "choice", "flag", "list", "json"]
+
+
+@dataclass(frozen=True)
+class _Param:
+    """How one field of a tool's parameter model appears on the command line."""
+
+    name: str
+    kind: _Kind
+    base: Any
+    """The Python type given to typer (str, int, float, bool, a Literal, list[str])."""
+    required: bool
+    positional: bool
+    variadic: bool
+    default: Any
+    description: str
+
+    @property
+    def display(self) -> str:
+        """How error messages name it: ``URL`` or ``--max-chars``."""
+        if self.positional:
+            return self.name.upper() + ("..." if self.variadic else "")
+        return "--" + self.name.replace("_", "-")
+
+
+def command_name(spec: ToolSpec) -> str:
+    """``browser_get_text`` → ``get-text``."""
+    return spec.name.removeprefix("browser_").replace("_", "-")
+
+
+def _plan(spec: ToolSpec) -> list[_Param]:
+    params: list[_Param] = []
+    leading = True
+    for name, field in spec.params.model_fields.items():
+        kind, base = _classify(field)
+        required = field.is_required()
+        positional = leading and (required or name in _POSITIONAL_OPTIONAL) and kind != "flag"
+        variadic = positional and kind == "list"
+        leading = positional and not variadic
+        params.append(
+            _Param(
+                name=name,
+                kind=kind,
+                base=base,
+                required=required,
+                positional=positional,
+                variadic=variadic,
+                default=None if required else field.get_default(call_default_factory=True),
+                description=field.description or "",
+            )
+        )
+    return params
+
+
+def _classify(field: FieldInfo) -> tuple[_Kind, Any]:
+    annotation = field.annotation
+    args = typing.get_args(annotation)
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        rest = [a for a in args if a is not type(None)]
+        annotation = rest[0] if len(rest) == 1 else Any
+    origin = typing.get_origin(annotation)
+    if annotation is bool:
+        return "flag", bool
+    if annotation in (int, float):
+        return "number", annotation
+    if annotation is str:
+        return "text", str
+    if origin is Literal:
+        return "choice", annotation
+    if origin is list:
+        (item,) = typing.get_args(annotation) or (Any,)
+        if item is str or typing.get_origin(item) is Literal:
+            return "list", list[str]
+    return "json", str  # objects, lists of objects, anything else: JSON text
+
+
+def _help(param: _Param) -> str:
+    text = param.description
+    if param.kind == "json":
+        text = f"{text} (JSON)".strip()
+    elif param.kind == "list" and not param.positional:
+        text = f"{text} (repeat the option for several)".strip()
+    if param.default not in (None, [], {}) and param.kind != "flag":
+        text = f"{text} (default: {param.default})".strip()
+    elif param.kind == "flag" and param.default is not None:
+        flag = param.name.replace("_", "-")
+        text = f"{text} (default: --{'' if param.default else 'no-'}{flag})".strip()
+    return escape(text)
+
+
+def _typer_parameter(param: _Param) -> inspect.Parameter:
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    option = "--" + param.name.replace("_", "-")
+    help_text = _help(param)
+    # The call's deadline is shown with --session and --json, the options of every command.
+    panel = _COMMON_PANEL if param.name == "timeout_ms" else None
+    annotation: Any
+    if param.positional:
+        metavar = param.display
+        info = typer.Argument(metavar=metavar, help=help_text, show_default=False)
+        if param.required:
+            return inspect.Parameter(param.name, keyword, annotation=Annotated[param.base, info])
+        annotation = Annotated[param.base | None, info]
+        return inspect.Parameter(param.name, keyword, default=None, annotation=annotation)
+    if param.kind == "flag":
+        names = f"{option}/--no-{option[2:]}"
+        info = typer.Option(names, help=help_text, show_default=False, rich_help_panel=panel)
+    else:
+        option_metavar = (
+            "JSON" if param.kind == "json" else "N" if param.name == "timeout_ms" else None
+        )
+        info = typer.Option(
+            option,
+            metavar=option_metavar,
+            help=help_text,
+            show_default=False,
+            rich_help_panel=panel,
+        )
+    if param.required:
+        return inspect.Parameter(param.name, keyword, annotation=Annotated[param.base, info])
+    annotation = Annotated[param.base | None, info]
+    return inspect.Parameter(param.name, keyword, default=None, annotation=annotation)
+
+
+def _common_parameters(spec: ToolSpec, plan: list[_Param]) -> list[inspect.Parameter]:
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    common = [
+        inspect.Parameter(
+            "cli_session",
+            keyword,
+            default="default",
+            annotation=Annotated[
+                str,
+                typer.Option(
+                    "--session",
+                    metavar="NAME",
+                    help="The browser session (one daemon each).",
+                    rich_help_panel=_COMMON_PANEL,
+                ),
+            ],
+        ),
+        inspect.Parameter(
+            "cli_json",
+            keyword,
+            default=False,
+            annotation=Annotated[
+                bool,
+                typer.Option(
+                    "--json",
+                    help="Print the whole result as JSON, for scripts.",
+                    rich_help_panel=_COMMON_PANEL,
+                ),
+            ],
+        ),
+    ]
+    if not any(p.name == "timeout_ms" for p in plan):
+        common.append(
+            inspect.Parameter(
+                "cli_timeout_ms",
+                keyword,
+                default=None,
+                annotation=Annotated[
+                    float | None,
+                    typer.Option(
+                        "--timeout-ms",
+                        metavar="N",
+                        help="How long to wait for the answer, in ms.",
+                        rich_help_panel=_COMMON_PANEL,
+                    ),
+                ],
+            )
+        )
+    if spec.name == "browser_screenshot":
+        common.append(
+            inspect.Parameter(
+                "cli_out",
+                keyword,
+                default=None,
+                annotation=Annotated[
+                    Path | None,
+                    typer.Option(
+                        "--out",
+                        metavar="FILE",
+                        help="Write the image here (default: <tab>-<time>.<format> in the "
+                        "current folder); its path is printed.",
+                        rich_help_panel=_COMMON_PANEL,
+                    ),
+                ],
+            )
+        )
+    return common
+
+
+def _tool_command(spec: ToolSpec) -> Callable[..., None]:
+    plan = _plan(spec)
+    clash = {p.name for p in plan} & set(_CLIENT_KWARGS)
+    assert not clash, f"{spec.name} has parameters named like the CLI's own: {clash}"
+
+    def command(**values: Any) -> None:
+        _run_tool(spec, plan, values)
+
+    parameters = [_typer_parameter(p) for p in plan] + _common_parameters(spec, plan)
+    command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    command.__annotations__ = {p.name: p.annotation for p in parameters}
+    command.__name__ = command_name(spec).replace("-", "_")
+    command.__doc__ = escape(spec.description)
+    return command
+
+
+def _register_tool_commands() -> None:
+    taken = {"demo", "version", "doctor", "daemon", "schema", "mcp"}
+    for spec in TOOLS:
+        name = command_name(spec)
+        assert name not in taken, f"two commands are called {name}"
+        taken.add(name)
+        app.command(name, rich_help_panel=_TOOLS_PANEL)(_tool_command(spec))
+
+
+def _run_tool(spec: ToolSpec, plan: list[_Param], values: dict[str, Any]) -> None:
+    session: str = values.pop("cli_session", "default")
+    as_json: bool = values.pop("cli_json", False)
+    out: Path | None = values.pop("cli_out", None)
+    wait_ms: float | None = values.pop("cli_timeout_ms", None)
+    arguments = _arguments(spec, plan, values)
+    wait_ms = arguments.get("timeout_ms", wait_ms)
+    if wait_ms is not None and not wait_ms > 0:
+        raise InvalidArgument(
+            f"{command_name(spec)}: --timeout-ms must be more than 0", hint="give milliseconds"
+        )
+    wait_s = wait_ms / 1000 + _GRACE_S if wait_ms is not None else _DEFAULT_WAIT_S
+    reply = daemon.send(session, {"tool": spec.name, "arguments": arguments}, wait_s)
+    result = daemon.unwrap(reply)
+    images = result.pop("image_data", None) or []
+    paths = _save_images(images, out, result, arguments) if images else []
+    if as_json:
+        if paths:
+            result["image_files"] = [str(p) for p in paths]
+        typer.echo(json.dumps(result, indent=2, ensure_ascii=False))
+        return
+    console = Console(soft_wrap=True, markup=False, highlight=False, emoji=False)
+    console.print(str(result.get("text", "")).rstrip("\n"), markup=False, highlight=False)
+    for path in paths:
+        console.print(str(path), markup=False, highlight=False)
+
+
+def _arguments(spec: ToolSpec, plan: list[_Param], values: dict[str, Any]) -> dict[str, Any]:
+    """The tool's arguments from the command line; validated here (no daemon for typos)."""
+    arguments: dict[str, Any] = {}
+    for param in plan:
+        value = values.get(param.name)
+        if value is None or (param.kind == "list" and not param.required and not value):
+            continue
+        if param.kind == "list":
+            value = list(value)
+            if param.name in _PATH_FIELDS:
+                value = [str(Path(v).expanduser().resolve()) for v in value]
+        elif param.kind == "json":
+            try:
+                value = json.loads(value)
+            except ValueError as exc:
+                raise InvalidArgument(
+                    f"{command_name(spec)}: {param.display} is not valid JSON: {exc}",
+                    hint=f"see `tabwarden {command_name(spec)} --help`",
+                ) from None
+        arguments[param.name] = value
+    try:
+        spec.params.model_validate(arguments)
+    except ValidationError as exc:
+        by_name = {p.name: p.display for p in plan}
+        problems = []
+        for error in exc.errors():
+            loc = [str(part) for part in error["loc"]]
+            if loc and loc[0] in by_name:
+                loc[0] = by_name[loc[0]]
+            problems.append(f"{'.'.join(loc) or 'arguments'}: {error['msg']}")
+        raise InvalidArgument(
+            f"{command_name(spec)}: invalid arguments — {'; '.join(problems)}",
+            hint=f"see `tabwarden {command_name(spec)} --help`",
+        ) from None
+    return arguments
+
+
+def _save_images(
+    images: list[dict[str, Any]],
+    out: Path | None,
+    result: dict[str, Any],
+    arguments: dict[str, Any],
+) -> list[Path]:
+    paths = []
+    for index, image in enumerate(images):
+        data = base64.b64decode(str(image.get("data", "")))
+        mime = str(image.get("mime_type", "image/png"))
+        extension = {"image/jpeg": "jpg"}.get(mime, mime.rpartition("/")[2] or "png")
+        if out is not None:
+            path = out if index == 0 else out.with_stem(f"{out.stem}-{index + 1}")
+        else:
+            path = _default_image_path(result, arguments, extension)
+        try:
+            path.expanduser().write_bytes(data)
+        except OSError as exc:
+            raise InvalidArgument(
+                f"cannot write the image to {path}: {exc.strerror or exc}",
+                hint="give --out a path in a writable folder",
+            ) from None
+        paths.append(path.expanduser().resolve())
+    return paths
+
+
+def _default_image_path(result: dict[str, Any], arguments: dict[str, Any], ext: str) -> Path:
+    tab = arguments.get("tab_id") or result.get("tab_id")
+    if not tab:
+        found = re.search(r"\btab (t\d+)\b", str(result.get("text", "")))
+        tab = found.group(1) if found else "tab"
+    stem = f"{re.sub(r'[^A-Za-z0-9_.-]+', '-', str(tab))}-{time.strftime('%Y%m%d-%H%M%S')}"
+    path = Path.cwd() / f"{stem}.{ext}"
+    counter = 2
+    while path.exists():
+        path = Path.cwd() / f"{stem}-{counter}.{ext}"
+        counter += 1
+    return path
+
+
+_register_tool_commands()
 
 
 # ---- doctor checks -------------------------------------------------------------------

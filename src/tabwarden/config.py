@@ -66,6 +66,11 @@ class BrowserConfig(_Section):
         description="What happens to alert/confirm/prompt/beforeunload dialogs: wait for the "
         "agent's answer, or answer at once (dismiss or accept) and record it.",
     )
+    receipt_diff: Literal["auto", "on", "off"] = Field(
+        "auto",
+        description="Whether action receipts carry a diff of the interactive view (it costs a "
+        "snapshot): auto skips it on large pages (over 1,500 lines).",
+    )
     evaluate_enabled: bool = Field(
         True, description="Allow evaluating JavaScript in pages (evaluate tool and API)."
     )

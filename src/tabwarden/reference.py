@@ -119,7 +119,7 @@ def _command_lines(command: Any, path: str) -> list[str]:
         lines += ["| argument or option | description |", "|---|---|"]
         for param in params:
             if param.param_type_name == "argument":
-                name = f"`{param.human_readable_name}`"
+                name = "`" + (param.name or "").upper() + "`"
                 help_text = "argument" + (" (optional)" if not param.required else "")
             else:
                 name = ", ".join(f"`{o}`" for o in (*param.opts, *param.secondary_opts))

@@ -17,7 +17,7 @@ from .actions.evaluate import evaluate as run_evaluate
 from .actions.receipt import ActionWatch, Receipt
 from .actions.resolve import resolve
 from .budget import Budget
-from .cdp.protocol import Event
+from .cdp.protocol import Event, gc_paused
 from .cdp.session import CDPSession
 from .content import ImageList, PageContent, page_content, page_images
 from .errors import (
@@ -926,7 +926,8 @@ class Tab:
         data, _ = await asyncio.gather(
             capture_frames(tracker.registry, budget), self._refresh_info(budget)
         )
-        root = build_tree(data, self.target_id, self.refs)
+        with gc_paused():  # many small objects, no cycles: collections only cost time
+            root = build_tree(data, self.target_id, self.refs)
         header[0] = f"# tab {self.id} · {json.dumps(self.title, ensure_ascii=False)} · {self.url}"
         state = self._browser.supervisor.state(self)
         header += _state_lines(state, self._dialogs_seen)

@@ -47,8 +47,8 @@ _STATE = """function() {
   return {visible, disabled};
 }"""
 
-_TWO_FRAMES = """function() {
-  return new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))));
+_NEXT_FRAME = """function() {
+  return new Promise(r => requestAnimationFrame(() => r(true)));
 }"""
 # A page that renders no frames (a background tab) cannot be animating on screen:
 # past this, the stability check compares positions without waiting for frames.
@@ -233,7 +233,7 @@ async def _quad_center(element: Element, budget: Budget) -> Point | None:
 
 
 async def _stable_center(element: Element, budget: Budget) -> Point:
-    """The centre once two animation frames apart agree (the element is not moving)."""
+    """The centre once positions a frame apart agree (the element is not moving)."""
     previous = await _quad_center(element, budget)
     for _ in range(_STABLE_TRIES):
         if previous is None:
@@ -242,7 +242,7 @@ async def _stable_center(element: Element, budget: Budget) -> Point:
             await call_on(
                 element.session,
                 element.object_id,
-                _TWO_FRAMES,
+                _NEXT_FRAME,
                 budget.child(_FRAMES_WAIT_S),
                 await_promise=True,
             )

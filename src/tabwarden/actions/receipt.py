@@ -29,8 +29,9 @@ _SETTLE_NAVIGATION_S = 5.0
 _SETTLE_FRAMES_S = 0.15  # a background tab renders no frames: do not wait long for them
 _MAX_CONSOLE = 5
 _MAX_DIFF_LINES = 30
+_AUTO_DIFF_MAX_LINES = 1_500
 
-_TWO_FRAMES = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(1))))"
+_NEXT_FRAME = "new Promise(r => requestAnimationFrame(() => r(1)))"
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,8 @@ class Receipt:
     """The tab's frames after the action."""
     console_errors: list[str] = field(default_factory=list)
     diff: SnapshotDiff | None = None
+    diff_skipped: str = ""
+    """Why there is no diff, when one was not taken (e.g. a large page)."""
 
     def text(self) -> str:
         """The compact form an agent reads."""
@@ -81,6 +84,8 @@ class Receipt:
             lines.append(self.diff.text())
         elif self.diff is not None:
             lines.append("no visible change in the interactive view")
+        elif self.diff_skipped:
+            lines.append(f"page changes not diffed ({self.diff_skipped}): take a snapshot")
         body = "\n".join(lines)
         return f"{body}\n# {len(body):,} chars"
 
@@ -164,6 +169,12 @@ class ActionWatch:
         tab = self._tab
         await self._settle(budget)
         snapshot_diff = None
+        skipped = ""
+        mode = tab._browser.config.browser.receipt_diff
+        if mode == "off":
+            diff = False
+        elif mode == "auto" and len(tab._last_view) > _AUTO_DIFF_MAX_LINES:
+            diff, skipped = False, f"a large page: {len(tab._last_view):,} lines"
         if diff and tab.pending_dialog is None:
             before = list(tab._last_view)
             try:
@@ -196,17 +207,18 @@ class ActionWatch:
             frame_tree=state.frame_tree,
             console_errors=self.console_errors[:_MAX_CONSOLE],
             diff=snapshot_diff,
+            diff_skipped=skipped,
         )
 
     async def _settle(self, budget: Budget) -> None:
-        """Two animation frames; a navigation that started: until DOMContentLoaded."""
+        """One animation frame; a navigation that started: until DOMContentLoaded."""
         if self._tab.pending_dialog is not None:
             return
         if not self.loading:
             with contextlib.suppress(DeadlineExceeded, CDPError):  # CDPError: it navigated
                 await self._tab.frames.main_session.send(
                     "Runtime.evaluate",
-                    {"expression": _TWO_FRAMES, "awaitPromise": True},
+                    {"expression": _NEXT_FRAME, "awaitPromise": True},
                     budget=budget.child(_SETTLE_FRAMES_S),
                 )
         if not self.loading:

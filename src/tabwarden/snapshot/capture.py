@@ -98,7 +98,7 @@ def _assemble(
 async def _layout(session: CDPSession, budget: Budget) -> list[DocumentLayout]:
     reply = await session.send(
         "DOMSnapshot.captureSnapshot",
-        {"computedStyles": list(STYLES), "includePaintOrder": True, "includeDOMRects": True},
+        {"computedStyles": list(STYLES), "includePaintOrder": True},
         budget=budget,
     )
     return parse_documents(reply)

@@ -14,8 +14,18 @@ from .model import Bounds
 
 __all__ = ["STYLES", "DocumentLayout", "parse_documents"]
 
-STYLES = ("cursor", "visibility", "position", "pointer-events", "display")
-_CURSOR, _VISIBILITY, _POSITION, _POINTER_EVENTS, _DISPLAY = range(len(STYLES))
+STYLES = (
+    "cursor",
+    "visibility",
+    "position",
+    "pointer-events",
+    "display",
+    "border-left-width",
+    "border-top-width",
+)
+_CURSOR, _VISIBILITY, _POSITION, _POINTER_EVENTS, _DISPLAY, _BORDER_LEFT, _BORDER_TOP = range(
+    len(STYLES)
+)
 
 
 @dataclass(slots=True)
@@ -33,7 +43,6 @@ class DocumentLayout:
     node_name: list[str] = field(default_factory=list)
     layout_of_node: dict[int, int] = field(default_factory=dict)
     bounds: list[list[float]] = field(default_factory=list)
-    client_rects: list[list[float]] = field(default_factory=list)
     styles: list[list[str]] = field(default_factory=list)
     paint_order: list[int] = field(default_factory=list)
     clickable: set[int] = field(default_factory=set)
@@ -99,12 +108,9 @@ class DocumentLayout:
         if layout is None:
             return None
         x, y = self.bounds[layout][:2]
-        cx, cy = (
-            self.client_rects[layout][:2]
-            if layout < len(self.client_rects) and self.client_rects[layout]
-            else (0.0, 0.0)
-        )
-        return x + cx + self.offset_x, y + cy + self.offset_y
+        left = _px(self.style(iframe_node, _BORDER_LEFT))
+        top = _px(self.style(iframe_node, _BORDER_TOP))
+        return x + left + self.offset_x, y + top + self.offset_y
 
     def describe(self, node: int) -> str:
         """A short CSS-like name for an element that has no accessible name."""
@@ -115,6 +121,13 @@ class DocumentLayout:
         if attrs.get("class"):
             return f"{name}." + ".".join(attrs["class"].split()[:2])
         return name
+
+
+def _px(value: str) -> float:
+    try:
+        return float(value.removesuffix("px")) if value else 0.0
+    except ValueError:
+        return 0.0
 
 
 def parse_documents(snapshot: dict[str, Any]) -> list[DocumentLayout]:
@@ -141,7 +154,6 @@ def parse_documents(snapshot: dict[str, Any]) -> list[DocumentLayout]:
         parsed.node_name = [s(i) for i in nodes.get("nodeName", [])]
         parsed.layout_of_node = {n: i for i, n in enumerate(layout.get("nodeIndex", []))}
         parsed.bounds = layout.get("bounds", [])
-        parsed.client_rects = layout.get("clientRects", [])
         parsed.styles = [[s(i) for i in row] for row in layout.get("styles", [])]
         parsed.paint_order = layout.get("paintOrders", [])
         parsed.clickable = set(nodes.get("isClickable", {}).get("index", []))

@@ -1,0 +1,1 @@
+"""Surfaces over the tool registry: the CLI daemon, the MCP server."""
