@@ -39,7 +39,7 @@ import sys
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 import anyio
@@ -138,6 +138,9 @@ class MCPOptions:
     """Every client drives the one ``default`` session instead of a browser of its own."""
     allowed_origins: tuple[str, ...] = ()
     """HTTP: browser origins allowed besides loopback ones (``http://host:*`` for any port)."""
+    cdp_endpoint: str | None = None
+    """Drive this running browser (http://host:9222 or ws://…) instead of launching one;
+    giving it on the command line is the user's consent to attach."""
 
     def resolved_token(self) -> str | None:
         """The bearer token: the option, else ``$TABWARDEN_MCP_TOKEN``, else none."""
@@ -226,6 +229,7 @@ class _Client:
         if self._context is None:
             name = self._name or runtime.next_name()
             self._context = _ClientContext(runtime.manager, name, isolated=self._isolated)
+            self._context.cdp_url = runtime.cdp_endpoint
         return self._context
 
     async def call(
@@ -290,6 +294,7 @@ class _Runtime:
     def __init__(self, options: MCPOptions, config: Config, tools: list[ToolSpec]) -> None:
         self.manager = SessionManager(config)
         self.tools = tools
+        self.cdp_endpoint = options.cdp_endpoint
         self._names = itertools.count(1)
         self._shared = _Client("default", isolated=None) if options.shared_session else None
 
@@ -306,9 +311,8 @@ class _Runtime:
         # is closed by the connection's exit stack. (The SDK hands handlers no public
         # accessor for the connection yet; ServerSession keeps it.)
         connection = getattr(ctx.session, "_connection", None)
-        if isinstance(connection, Connection) and ctx.protocol_version not in (
-            MODERN_PROTOCOL_VERSIONS
-        ):
+        lasting = ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS
+        if isinstance(connection, Connection) and lasting:
             found = connection.state.get(_STATE_KEY)
             if isinstance(found, _Client):
                 return found
@@ -396,7 +400,8 @@ def build_server(options: MCPOptions | None = None) -> Server[_Runtime]:
 
 
 async def serve_stdio(options: MCPOptions | None = None) -> None:
-    """Serve one client on this process's stdin/stdout until it closes stdin.
+    """Serve one client on this process's stdin/stdout until it closes stdin (or this is
+    cancelled).
 
     Stdout carries only the protocol (the SDK points fd 1 at stderr meanwhile, so
     nothing else can reach it); logs go to stderr.
@@ -405,10 +410,73 @@ async def serve_stdio(options: MCPOptions | None = None) -> None:
     server = build_server(options)
     token = _CLIENT.set(_Client())  # stdin/stdout is one connection, in either protocol era
     try:
-        async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+        async with (
+            _stdin_lines() as lines,
+            stdio_server(stdin=cast("anyio.AsyncFile[str] | None", lines)) as (reader, writer),
+        ):
+            await server.run(reader, writer, server.create_initialization_options())
     finally:
         _CLIENT.reset(token)
+
+
+_MAX_LINE = 64 * 1024 * 1024
+"""The longest message a client may send over stdio."""
+
+
+class _Lines:
+    """Lines of a stream the event loop reads (so a stop never waits on a blocked read)."""
+
+    def __init__(self, reader: asyncio.StreamReader) -> None:
+        self._reader = reader
+
+    def __aiter__(self) -> _Lines:
+        return self
+
+    async def __anext__(self) -> str:
+        line = await self._reader.readline()
+        if not line:
+            raise StopAsyncIteration
+        return line.decode("utf-8", errors="replace")
+
+
+@contextlib.asynccontextmanager
+async def _stdin_lines() -> AsyncIterator[_Lines | None]:
+    """Stdin read by the event loop, fd 0 pointing at /dev/null meanwhile.
+
+    The SDK reads stdin in a worker thread, which a signal cannot interrupt while the
+    client keeps stdin open. None where the loop cannot read it (a regular file):
+    the SDK's reader then.
+    """
+    loop = asyncio.get_running_loop()
+    try:
+        wire = os.dup(0)
+    except OSError:
+        yield None
+        return
+    pipe = os.fdopen(wire, "rb", buffering=0)
+    reader = asyncio.StreamReader(limit=_MAX_LINE)
+    try:
+        transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), pipe
+        )
+    except (OSError, ValueError, NotImplementedError):
+        pipe.close()
+        yield None
+        return
+    saved = os.dup(0)
+    null = os.open(os.devnull, os.O_RDONLY)
+    try:
+        os.dup2(null, 0)
+    finally:
+        os.close(null)
+    try:
+        yield _Lines(reader)
+    finally:
+        transport.close()
+        with contextlib.suppress(OSError):
+            os.set_blocking(saved, True)  # the flag is shared with whoever else holds stdin
+        os.dup2(saved, 0)
+        os.close(saved)
 
 
 # ---- streamable HTTP ----------------------------------------------------------------------
@@ -540,12 +608,9 @@ class _Guard:
             await _respond(send, status, reason.encode(), b"text/plain; charset=utf-8", extra)
             return
         version = headers.get("mcp-protocol-version")
-        if (
-            not self.stateless_ok
-            and version is not None
-            and version not in (HANDSHAKE_PROTOCOL_VERSIONS)
-        ):
-            await _refuse_stateless(send, version)
+        stateless = version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS
+        if stateless and not self.stateless_ok:
+            await _refuse_stateless(send, version or "")
             return
         await self.app(scope, receive, send)
 
@@ -655,7 +720,7 @@ async def serve_http(options: MCPOptions, *, ready: Callable[[str], None] | None
         access_log=False,
         proxy_headers=False,
         server_header=False,
-        timeout_graceful_shutdown=3,
+        timeout_graceful_shutdown=1,  # then open streams are cut, and sessions end
     )
 
     def started() -> None:
@@ -665,25 +730,30 @@ async def serve_http(options: MCPOptions, *, ready: Callable[[str], None] | None
 
     web = _Uvicorn(config, started)
     outer = _CLIENT.set(None)  # HTTP connections are the SDK's sessions, never this task's
+    cancelled = False
     try:
         async with server.session_manager.run():
             serving = asyncio.create_task(web.serve(sockets=[sock]), name="tabwarden-mcp-http")
             try:
                 await asyncio.shield(serving)
+            except asyncio.CancelledError:
+                cancelled = True
             finally:
-                await _stop(web, serving)
-            if not web.started:
-                raise TabwardenError(f"the MCP HTTP server at {url} did not start")
+                # Stop taking connections; leaving this block then ends every MCP session
+                # (their streams close, their browsers too), so uvicorn's connections end.
+                web.should_exit = True
+        await _stop(web, serving)
+        if not web.started and not cancelled:
+            raise TabwardenError(f"the MCP HTTP server at {url} did not start")
     finally:
         sock.close()
         _CLIENT.reset(outer)
+    if cancelled:
+        raise asyncio.CancelledError
 
 
 async def _stop(web: uvicorn.Server, serving: asyncio.Task[None]) -> None:
-    """Stop uvicorn gracefully (bounded), even while being cancelled again."""
-    if serving.done():
-        serving.result()
-        return
+    """Wait for uvicorn to stop (bounded), even while being cancelled again."""
     web.should_exit = True
     loop = asyncio.get_running_loop()
     deadline = loop.time() + _HTTP_STOP_S
@@ -701,6 +771,8 @@ async def _stop(web: uvicorn.Server, serving: asyncio.Task[None]) -> None:
             await asyncio.wait({serving}, timeout=1.0)
     if cancelled:
         raise asyncio.CancelledError
+    if serving.done() and not serving.cancelled():
+        serving.result()
 
 
 # ---- running it ---------------------------------------------------------------------------
