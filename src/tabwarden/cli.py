@@ -11,8 +11,17 @@ options, objects and lists of objects as JSON text. Every tool command also take
 ``--timeout-ms N`` (the call's deadline; it also bounds how long the command waits).
 
 Tool commands run in a background daemon per session (``tabwarden.surfaces.daemon``),
-started on first use and stopped after 5 idle minutes, so the browser, its tabs and
-refs live on between commands. ``tabwarden daemon run|status|stop`` manage it.
+started on first use and stopped after 5 idle minutes (``$TABWARDEN_DAEMON_IDLE_S``), so
+the browser, its tabs and refs live on between commands. ``tabwarden daemon
+run|status|stop`` manage it. The daemon reads the configuration (environment,
+``./tabwarden.yaml``) and takes the working folder (the workspace profile) of the command
+that starts it; later changes apply after ``tabwarden daemon stop``. Images (screenshots)
+are written to ``--out FILE`` or to ``<tab>-<time>.<format>`` in the current folder, and
+their paths printed (``image_files`` with ``--json``).
+
+``tabwarden mcp --cdp-endpoint URL`` is passed on only where the configuration or the
+MCP server takes an attach URL; until then it is refused (use the ``browser_attach``
+tool, in the devtools group, with the user's consent).
 
 Also: ``schema`` (tool definitions as JSON for other harnesses), ``mcp`` (the MCP
 server), ``demo``, ``version`` and ``doctor``.
@@ -20,7 +29,8 @@ server), ``demo``, ``version`` and ``doctor``.
 Errors print ``error: <message> (<hint>)`` on stderr, never a traceback. Exit codes:
 
 * 0 — ok
-* 1 — ``demo``, ``version``, ``doctor`` or ``mcp`` failed
+* 1 — ``demo``, ``version``, ``doctor`` or ``mcp`` failed, or an internal error (a bug;
+  ``TABWARDEN_DEBUG=1`` shows its traceback)
 * 2 — usage error: bad command-line arguments, or arguments the tool rejects
   (:class:`~tabwarden.errors.InvalidArgument`)
 * 3 — the tool (or configuration) failed: any other :class:`~tabwarden.errors.TabwardenError`
@@ -38,6 +48,7 @@ import importlib
 import inspect
 import json
 import logging
+import os
 import platform
 import re
 import subprocess
@@ -75,7 +86,7 @@ _VERSION_PROBE_S = 3.0
 
 EXIT_CODES = {
     0: "ok",
-    1: "demo, version, doctor or mcp failed",
+    1: "demo, version, doctor or mcp failed, or an internal error",
     2: "usage error (bad arguments)",
     3: "tool error",
     4: "timeout",
@@ -115,6 +126,12 @@ def main() -> None:
         sys.exit(1)
     except KeyboardInterrupt:
         sys.exit(130)
+    except Exception as exc:
+        if os.environ.get("TABWARDEN_DEBUG"):
+            raise
+        hint = "a tabwarden bug: TABWARDEN_DEBUG=1 shows the traceback"
+        _error(f"{type(exc).__name__}: {exc} ({hint})")
+        sys.exit(1)
     sys.exit(code if isinstance(code, int) else 0)
 
 

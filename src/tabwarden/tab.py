@@ -22,11 +22,13 @@ from .cdp.session import CDPSession
 from .content import ImageList, PageContent, page_content, page_images
 from .errors import (
     CDPError,
+    CDPTimeout,
     DeadlineExceeded,
     DialogBlocking,
     EvaluateDisabled,
     InvalidArgument,
     NavigationFailed,
+    NavigationTimeout,
     NoHistoryEntry,
     StaleRefError,
     TabClosed,
@@ -773,7 +775,16 @@ class Tab:
         with NavigationWatch(session, self.target_id) as watch:
 
             async def follow() -> _Outcome:
-                loader = await trigger()
+                try:
+                    loader = await trigger()
+                except CDPTimeout:
+                    raise NavigationTimeout(
+                        f"loading {url} did not even start within "
+                        f"{budget.timeout_s * 1000:.0f} ms (nothing committed)",
+                        url=url,
+                        wait_until=stage,
+                        reached=(),
+                    ) from None
                 return await watch.wait(url=url, wait_until=stage, budget=budget, loader_id=loader)
 
             finished, outcome = await self._until_dialog(follow())

@@ -31,7 +31,8 @@ _MAX_CONSOLE = 5
 _MAX_DIFF_LINES = 30
 _AUTO_DIFF_MAX_LINES = 1_500
 
-_NEXT_FRAME = "new Promise(r => requestAnimationFrame(() => r(1)))"
+# Two frames: a form submission or a script navigation is requested within them.
+_TWO_FRAMES = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(1))))"
 
 
 @dataclass(frozen=True)
@@ -138,6 +139,7 @@ class ActionWatch:
         connection = main.connection
         self._subscriptions: list[Subscription] = [
             main.subscribe("Page.frameStartedLoading", self._on_started_loading),
+            main.subscribe("Page.frameRequestedNavigation", self._on_started_loading),
             main.subscribe("Page.frameNavigated", self._on_navigated),
             main.subscribe("Page.navigatedWithinDocument", self._on_same_document),
             main.subscribe("Page.lifecycleEvent", self._on_lifecycle),
@@ -211,14 +213,14 @@ class ActionWatch:
         )
 
     async def _settle(self, budget: Budget) -> None:
-        """One animation frame; a navigation that started: until DOMContentLoaded."""
+        """Two animation frames; a navigation that started: until DOMContentLoaded."""
         if self._tab.pending_dialog is not None:
             return
         if not self.loading:
             with contextlib.suppress(DeadlineExceeded, CDPError):  # CDPError: it navigated
                 await self._tab.frames.main_session.send(
                     "Runtime.evaluate",
-                    {"expression": _NEXT_FRAME, "awaitPromise": True},
+                    {"expression": _TWO_FRAMES, "awaitPromise": True},
                     budget=budget.child(_SETTLE_FRAMES_S),
                 )
         if not self.loading:

@@ -12,7 +12,8 @@ Where: a per-user runtime folder, ``platformdirs.user_runtime_dir("tabwarden")``
   lock means no daemon, so a socket file next to it is stale;
 * ``NAME.start-lock`` — flock()ed by a client while it starts the daemon, so two
   clients never start two daemons;
-* ``NAME.log`` — the daemon's output (appended to by each start).
+* ``NAME.log`` — the daemon's output (appended to by each start; over 1 MiB it is moved
+  to ``NAME.log.1`` first).
 
 Protocol: newline-delimited JSON, one object per line, over the socket. Requests:
 
@@ -103,6 +104,7 @@ _LOCK_WAIT_S = 15.0
 _STOP_WAIT_S = 30.0
 _STATUS_TABS_MS = 2000
 _LOG_TAIL_CHARS = 1500
+_LOG_KEEP_BYTES = 1 << 20
 
 
 class DaemonUnreachable(TabwardenError):
@@ -598,7 +600,7 @@ def send(
     if sock is None:
         if not autostart:
             raise DaemonNotRunning(f"no daemon runs for session {name!r}")
-        sock = _start_and_connect(name, root, budget)
+        sock = _start_and_connect(name, root, budget.child(_START_TIMEOUT_S))
     with sock:
         try:
             sock.settimeout(max(budget.remaining(), 0.001))
@@ -717,6 +719,9 @@ def _start_and_connect(name: str, root: Path, budget: Budget) -> socket.socket:
 
 def _spawn(name: str, root: Path) -> subprocess.Popen[bytes]:
     log_path = root / f"{name}.log"
+    with contextlib.suppress(OSError):
+        if log_path.stat().st_size > _LOG_KEEP_BYTES:
+            log_path.replace(log_path.with_suffix(".log.1"))  # one old log is kept
     command = [sys.executable, "-m", "tabwarden", "daemon", "run", "--session", name]
     with _open_log(log_path) as log:
         log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} starting {command}\n".encode())

@@ -1,0 +1,269 @@
+"""The generated tool commands and the mcp command, in process: no daemon, no browser.
+
+``daemon.send`` is replaced by a recorder, so these check what each command line
+becomes (the request to the daemon) and how a reply is printed.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from tabwarden import cli
+from tabwarden.errors import (
+    ConfigError,
+    DeadlineExceeded,
+    InvalidArgument,
+    NavigationTimeout,
+    StaleRefError,
+)
+from tabwarden.surfaces import daemon
+from tabwarden.tools.browser import TOOLS
+
+PNG = b"\x89PNG\r\n\x1a\n fake"
+
+
+class Recorder:
+    def __init__(self, result: dict[str, Any] | None = None) -> None:
+        self.calls: list[tuple[str, dict[str, Any], float]] = []
+        self.result = result or {"text": "done\n# 4 chars", "untrusted": False}
+
+    def __call__(
+        self, name: str, request: dict[str, Any], timeout_s: float, **_: Any
+    ) -> dict[str, Any]:
+        self.calls.append((name, request, timeout_s))
+        return {"ok": True, "result": dict(self.result)}
+
+    @property
+    def arguments(self) -> dict[str, Any]:
+        return self.calls[-1][1]["arguments"]
+
+
+@pytest.fixture
+def recorder(monkeypatch: pytest.MonkeyPatch) -> Recorder:
+    rec = Recorder()
+    monkeypatch.setattr(cli.daemon, "send", rec)
+    return rec
+
+
+def invoke(*args: str) -> Any:
+    return CliRunner().invoke(cli.app, list(args))
+
+
+def test_every_tool_has_a_command_named_after_it() -> None:
+    commands = {c.name for c in cli.app.registered_commands}
+    for spec in TOOLS:
+        assert spec.name.removeprefix("browser_").replace("_", "-") in commands
+    assert {"get-text", "act-batch", "upload-file", "close-tab", "type"} <= commands
+
+
+@pytest.mark.parametrize(
+    ("argv", "tool", "arguments"),
+    [
+        (["navigate", "localhost:8000"], "browser_navigate", {"url": "localhost:8000"}),
+        (["click", "e7", "--click-count", "2"], "browser_click", {"ref": "e7", "click_count": 2}),
+        (["fill", "e4", "hello world"], "browser_fill", {"ref": "e4", "value": "hello world"}),
+        (["drag", "e1", "e2"], "browser_drag", {"start_ref": "e1", "end_ref": "e2"}),
+        (
+            ["select", "e5", "red", "blue"],
+            "browser_select",
+            {"ref": "e5", "values": ["red", "blue"]},
+        ),
+        (["type", "hi", "--submit"], "browser_type", {"text": "hi", "submit": True}),
+        (["press", "Control+A"], "browser_press", {"key": "Control+A"}),
+        (["dialog"], "browser_dialog", {}),
+        (["dialog", "dismiss"], "browser_dialog", {"action": "dismiss"}),
+        (
+            ["tabs", "new", "--url", "http://x.test/"],
+            "browser_tabs",
+            {"action": "new", "url": "http://x.test/"},
+        ),
+        (["switch-tab", "t2"], "browser_switch_tab", {"tab_id": "t2"}),
+        (["evaluate", "document.title"], "browser_evaluate", {"expression": "document.title"}),
+        (
+            ["evaluate", "--function", "(a) => a", "--args", "[1, 2]", "--no-await-promise"],
+            "browser_evaluate",
+            {"function": "(a) => a", "args": [1, 2], "await_promise": False},
+        ),
+        (
+            ["cdp", "Page.navigate", "--params", '{"url": "about:blank"}'],
+            "browser_cdp",
+            {"method": "Page.navigate", "params": {"url": "about:blank"}},
+        ),
+        (
+            ["act-batch", '[{"action": "click", "ref": "e7"}]'],
+            "browser_act_batch",
+            {"steps": [{"action": "click", "ref": "e7"}]},
+        ),
+        (
+            ["click", "e7", "--modifiers", "Shift", "--modifiers", "Alt"],
+            "browser_click",
+            {"ref": "e7", "modifiers": ["Shift", "Alt"]},
+        ),
+        (
+            ["snapshot", "--full", "--find", "/Sub/"],
+            "browser_snapshot",
+            {"full": True, "find": "/Sub/"},
+        ),
+        (
+            ["attach", "http://127.0.0.1:9222", "--consent"],
+            "browser_attach",
+            {"cdp_url": "http://127.0.0.1:9222", "consent": True},
+        ),
+        (["metrics"], "browser_metrics", {}),
+    ],
+)
+def test_command_lines_become_tool_calls(
+    recorder: Recorder, argv: list[str], tool: str, arguments: dict[str, Any]
+) -> None:
+    done = invoke(*argv)
+    assert done.exit_code == 0, done.output
+    name, request, _ = recorder.calls[-1]
+    assert name == "default"
+    assert request == {"tool": tool, "arguments": arguments}
+
+
+def test_session_timeout_and_relative_paths(
+    recorder: Recorder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert invoke("upload-file", "e3", "a.txt", "sub/b.txt", "--session", "work").exit_code == 0
+    name, request, _ = recorder.calls[-1]
+    assert name == "work"
+    assert request["arguments"]["paths"] == [str(tmp_path / "a.txt"), str(tmp_path / "sub/b.txt")]
+
+    assert invoke("wait", "--text", "x", "--timeout-ms", "1500").exit_code == 0
+    assert recorder.arguments == {"text": "x", "timeout_ms": 1500.0}
+    wait_s = recorder.calls[-1][2]
+    assert 1.5 < wait_s <= 1.5 + 60  # the call's deadline plus a start-up allowance
+
+    # A tool without timeout_ms: --timeout-ms only bounds the wait for the answer.
+    assert invoke("metrics", "--timeout-ms", "2000").exit_code == 0
+    assert recorder.arguments == {}
+    assert 2 < recorder.calls[-1][2] <= 62
+
+
+def test_bad_arguments_are_refused_before_any_daemon(recorder: Recorder) -> None:
+    done = invoke("snapshot", "--max-chars", "5")
+    assert isinstance(done.exception, InvalidArgument)
+    assert "--max-chars" in str(done.exception)
+    done = invoke("cdp", "X.y", "--params", "{nope")
+    assert isinstance(done.exception, InvalidArgument) and "--params" in str(done.exception)
+    done = invoke("dialog", "maybe")
+    assert done.exit_code == 2  # a choice typer checks itself
+    assert recorder.calls == []
+
+
+def test_output_is_plain_text_and_json(recorder: Recorder) -> None:
+    recorder.result = {
+        "text": "[bold]not markup[/bold] :smile: [link=x]y[/link]\n# 48 chars",
+        "untrusted": True,
+        "tab_id": "t1",
+    }
+    done = invoke("get-text")
+    assert done.exit_code == 0
+    assert done.output == "[bold]not markup[/bold] :smile: [link=x]y[/link]\n# 48 chars\n"
+    done = invoke("get-text", "--json")
+    assert json.loads(done.output) == recorder.result
+
+
+def test_screenshots_are_written_to_files(
+    recorder: Recorder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    image = {"mime_type": "image/png", "data": base64.b64encode(PNG).decode()}
+    recorder.result = {
+        "text": "screenshot of tab t3: 10x10 png\n# 30 chars",
+        "format": "png",
+        "image_data": [image],
+    }
+    out = tmp_path / "shot.png"
+    done = invoke("screenshot", "--out", str(out))
+    assert done.exit_code == 0, done.output
+    assert out.read_bytes() == PNG
+    assert done.output.splitlines() == ["screenshot of tab t3: 10x10 png", "# 30 chars", str(out)]
+    assert "image_data" not in json.dumps(recorder.arguments)
+
+    done = invoke("screenshot", "--json")
+    data = json.loads(done.output)
+    assert "image_data" not in data
+    (path,) = data["image_files"]
+    assert Path(path).parent == tmp_path and Path(path).name.startswith("t3-")
+    assert Path(path).read_bytes() == PNG
+
+
+def test_exit_codes_follow_the_error_kind() -> None:
+    assert cli.exit_code_for(InvalidArgument("x")) == 2
+    assert cli.exit_code_for(StaleRefError("x")) == 3
+    assert cli.exit_code_for(ConfigError("x")) == 3
+    assert cli.exit_code_for(DeadlineExceeded("x")) == 4
+    assert cli.exit_code_for(daemon.DaemonUnreachable("x")) == 5
+    assert cli.exit_code_for(daemon.DaemonNotRunning("x")) == 5
+    # Errors the daemon answered with are mapped by their original class.
+    assert cli.exit_code_for(daemon.RemoteError("NavigationTimeout", "m", "h")) == 4
+    assert issubclass(NavigationTimeout, DeadlineExceeded)
+    assert cli.exit_code_for(daemon.RemoteError("InvalidArgument", "m", "h")) == 2
+    assert cli.exit_code_for(daemon.RemoteError("UnknownRef", "m", "h")) == 3
+    assert cli.exit_code_for(daemon.RemoteError("KeyError", "m", "h")) == 3
+    assert str(daemon.RemoteError("UnknownRef", "no ref e9", "take a snapshot")) == (
+        "no ref e9 (take a snapshot)"
+    )
+
+
+def test_mcp_flags_build_the_server_options(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from tabwarden.surfaces import mcp
+
+    seen: list[Any] = []
+    monkeypatch.setattr(mcp, "run", seen.append)
+    config = tmp_path / "tw.yaml"
+    config.write_text("browser:\n  extra_args: ['--lang=fr']\n")
+    done = invoke(
+        "mcp",
+        "--http",
+        "--host", "0.0.0.0",
+        "--port", "8931",
+        "--token", "s3cret",
+        "--shared-session",
+        "--allowed-origin", "http://app.test:*",
+        "--tools", "core,devtools",
+        "--config", str(config),
+        "--headed",
+        "--isolated",
+        "--user-data-dir", str(tmp_path / "profiles"),
+        "--executable-path", "/opt/chrome",
+        "--viewport-size", "800x600",
+        "--user-agent", "TestAgent/1.0",
+    )  # fmt: skip
+    assert done.exit_code == 0, done.output
+    (options,) = seen
+    assert options.http and options.shared_session
+    assert (options.host, options.port, options.token) == ("0.0.0.0", 8931, "s3cret")
+    assert options.allowed_origins == ("http://app.test:*",)
+    assert options.groups == ("core", "devtools")
+    browser = options.config.browser
+    assert browser.headless is False and browser.isolated is True
+    assert browser.data_dir == tmp_path / "profiles"
+    assert browser.executable == "/opt/chrome"
+    assert (browser.window_width, browser.window_height) == (800, 600)
+    assert browser.extra_args == ["--lang=fr", "--user-agent=TestAgent/1.0"]
+
+    assert invoke("mcp").exit_code == 0
+    defaults = seen[-1]
+    assert defaults.groups == ("core",) and not defaults.http
+    assert (defaults.host, defaults.port) == (mcp.MCPOptions().host, mcp.MCPOptions().port)
+
+    for argv in (
+        ["--viewport-size", "big"],
+        ["--viewport-size", "50x50"],
+        ["--cdp-endpoint", "http://h:9222"],
+    ):
+        done = invoke("mcp", *argv)
+        assert done.exit_code == 2, (argv, done.output)
+    assert len(seen) == 2
