@@ -19,9 +19,8 @@ that starts it; later changes apply after ``tabwarden daemon stop``. Images (scr
 are written to ``--out FILE`` or to ``<tab>-<time>.<format>`` in the current folder, and
 their paths printed (``image_files`` with ``--json``).
 
-``tabwarden mcp --cdp-endpoint URL`` is passed on only where the configuration or the
-MCP server takes an attach URL; until then it is refused (use the ``browser_attach``
-tool, in the devtools group, with the user's consent).
+``tabwarden mcp --cdp-endpoint URL`` makes every client drive that running browser
+(giving it is the user's consent to attach).
 
 Also: ``schema`` (tool definitions as JSON for other harnesses), ``mcp`` (the MCP
 server), ``demo``, ``version`` and ``doctor``.
@@ -335,8 +334,6 @@ def mcp_command(
             raise
         _error("the MCP server is not part of this installation (tabwarden.surfaces.mcp)")
         raise typer.Exit(1) from None
-    options_cls = mcp.MCPOptions
-    accepted = _accepted_parameters(options_cls)
     kwargs: dict[str, Any] = {
         "groups": groups,
         "config": config,
@@ -348,8 +345,8 @@ def mcp_command(
     if allowed_origins:
         kwargs["allowed_origins"] = tuple(allowed_origins)
     if cdp_endpoint is not None:
-        _set_cdp_endpoint(config, kwargs, accepted, cdp_endpoint)
-    mcp.run(options_cls(**kwargs))
+        kwargs["cdp_endpoint"] = cdp_endpoint
+    mcp.run(mcp.MCPOptions(**kwargs))
 
 
 def _apply_browser_flags(
@@ -388,30 +385,6 @@ def _apply_browser_flags(
             f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
         )
         raise typer.BadParameter(problem) from None
-
-
-def _accepted_parameters(cls: Any) -> set[str]:
-    try:
-        return set(inspect.signature(cls).parameters)
-    except (TypeError, ValueError):
-        return set()
-
-
-def _set_cdp_endpoint(config: Config, kwargs: dict[str, Any], accepted: set[str], url: str) -> None:
-    """Pass the attach URL wherever something takes it: a config key or an MCP option."""
-    for key in ("cdp_endpoint", "cdp_url"):
-        if key in type(config.browser).model_fields:
-            setattr(config.browser, key, url)
-            return
-    for key in ("cdp_endpoint", "cdp_url"):
-        if key in accepted:
-            kwargs[key] = url
-            return
-    raise typer.BadParameter(
-        "this MCP server cannot attach at start yet; start it without --cdp-endpoint and "
-        "call browser_attach (devtools group: --tools core,devtools) with consent",
-        param_hint="--cdp-endpoint",
-    )
 
 
 # ---- daemon commands ---------------------------------------------------------------------

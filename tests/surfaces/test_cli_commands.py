@@ -259,11 +259,10 @@ def test_mcp_flags_build_the_server_options(
     assert defaults.groups == ("core",) and not defaults.http
     assert (defaults.host, defaults.port) == (mcp.MCPOptions().host, mcp.MCPOptions().port)
 
-    for argv in (
-        ["--viewport-size", "big"],
-        ["--viewport-size", "50x50"],
-        ["--cdp-endpoint", "http://h:9222"],
-    ):
+    assert invoke("mcp", "--cdp-endpoint", "http://h:9222").exit_code == 0
+    assert seen[-1].cdp_endpoint == "http://h:9222"
+
+    for argv in (["--viewport-size", "big"], ["--viewport-size", "50x50"]):
         done = invoke("mcp", *argv)
         assert done.exit_code == 2, (argv, done.output)
-    assert len(seen) == 2
+    assert len(seen) == 3
