@@ -92,3 +92,20 @@ def test_schemas_are_flat_for_every_vendor():
         assert schema_["type"] == "object" and "anyOf" not in schema_
         for prop in schema_["properties"].values():
             assert "anyOf" not in prop and "$ref" not in prop, spec.name
+
+
+def test_mcp_cli_and_registry_expose_the_same_tools_and_parameters():
+    import typer
+
+    from tabwarden.cli import app
+    from tabwarden.surfaces.mcp import tool_definition
+
+    cli = typer.main.get_command(app)
+    for spec in TOOLS:
+        listed = tool_definition(spec)
+        assert listed.name == spec.name
+        assert set(listed.input_schema["properties"]) == set(spec.params.model_fields)
+        command = cli.commands[spec.name.removeprefix("browser_").replace("_", "-")]
+        names = {p.name for p in command.params}
+        for field in spec.params.model_fields:
+            assert field in names, f"tabwarden {command.name} lacks {field}"
