@@ -33,7 +33,6 @@ import asyncio
 import contextlib
 import cProfile
 import functools
-import gc
 import http.server
 import io
 import json
@@ -63,6 +62,7 @@ import tabwarden
 from tabwarden.actions.receipt import ActionWatch
 from tabwarden.budget import Budget
 from tabwarden.cdp.connection import CDPConnection
+from tabwarden.cdp.protocol import gc_paused
 from tabwarden.snapshot import Snapshot, page_lines
 from tabwarden.snapshot.build import _Builder
 from tabwarden.snapshot.capture import capture_frames
@@ -531,18 +531,6 @@ class RawClient:
 
     async def close(self) -> None:
         await self.ws.close()
-
-
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """Bench-only: no cyclic garbage collection inside (CDP replies hold no cycles)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _timed_json(text: str) -> tuple[Any, float]:

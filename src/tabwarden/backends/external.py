@@ -20,7 +20,13 @@ from ..budget import Budget
 from ..errors import ConsentRequired, EndpointError, InvalidArgument
 from .base import Endpoint
 
-__all__ = ["AttachRequest", "CDPEndpoint", "ConsentCheck", "resolve_endpoint"]
+__all__ = [
+    "AttachRequest",
+    "CDPEndpoint",
+    "ConsentCheck",
+    "is_loopback_host",
+    "resolve_endpoint",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +129,12 @@ def _check_url(cdp_url: str) -> None:
 
 
 def _is_loopback(url: str) -> bool:
-    host = urlsplit(url).hostname or ""
+    return is_loopback_host(urlsplit(url).hostname or "")
+
+
+def is_loopback_host(host: str) -> bool:
+    """localhost, 127.0.0.0/8 or ::1 (brackets and a trailing dot allowed)."""
+    host = host.strip("[]").rstrip(".").lower()
     if host == "localhost":
         return True
     try:

@@ -55,6 +55,7 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .. import __version__
+from ..backends.external import is_loopback_host
 from ..config import Config, load_config
 from ..errors import Cancelled, InvalidArgument, SessionClosed, TabwardenError
 from ..manager import SessionManager
@@ -482,16 +483,6 @@ async def _stdin_lines() -> AsyncIterator[_Lines | None]:
 # ---- streamable HTTP ----------------------------------------------------------------------
 
 
-def _is_loopback(host: str) -> bool:
-    host = host.strip("[]").rstrip(".").lower()
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def _is_ip(host: str) -> bool:
     try:
         ipaddress.ip_address(host.strip("[]"))
@@ -509,7 +500,7 @@ def _host_of(header: str) -> str:
 
 
 def _check_exposure(host: str, token: str | None) -> None:
-    if not _is_loopback(host) and not token:
+    if not is_loopback_host(host) and not token:
         raise InvalidArgument(
             f"refusing to serve MCP on {host}: beyond this machine every request would "
             "control the browser, so a token is required",
@@ -547,7 +538,7 @@ def check_request(
 
 def _host_allowed(host: str, bound_host: str) -> bool:
     bound = bound_host.strip("[]").lower()
-    if _is_loopback(host) or host == bound:
+    if is_loopback_host(host) or host == bound:
         return True
     # Listening everywhere: an address typed as such cannot be a rebound DNS name.
     return bound in ("0.0.0.0", "::", "") and _is_ip(host)
@@ -556,7 +547,7 @@ def _host_allowed(host: str, bound_host: str) -> bool:
 def _origin_allowed(origin: str, allowed: Iterable[str]) -> bool:
     normal = origin.strip().rstrip("/").lower()
     parts = urlsplit(normal)
-    if parts.scheme in ("http", "https") and parts.hostname and _is_loopback(parts.hostname):
+    if parts.scheme in ("http", "https") and parts.hostname and is_loopback_host(parts.hostname):
         return True
     for pattern in allowed:
         pattern = pattern.strip().rstrip("/").lower()
