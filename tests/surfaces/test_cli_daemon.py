@@ -16,6 +16,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -241,6 +242,10 @@ def test_idle_daemon_exits_by_itself_and_closes_its_browser(cli: Cli, server: Lo
         text=True,
     )
     try:
+        listening = Budget(30)
+        while not (cli.runtime / "manual.sock").exists():  # let it listen before we call
+            listening.check("waiting for the hand-started daemon to listen")
+            time.sleep(0.02)  # a poll interval, bounded by the deadline above
         cli.ok("navigate", server.url("/second.html"), "--session", "manual")
         assert process.wait(timeout=30) == 0
     finally:
