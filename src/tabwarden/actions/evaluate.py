@@ -118,12 +118,10 @@ class EvaluationSessions:
                 self._sessions[target_id] = session
             return session
 
-    async def discard(self, target_id: str) -> None:
-        """Detach a session that may be stuck behind a script (a fresh one comes next time)."""
-        session = self._sessions.pop(target_id, None)
-        if session is not None:
-            with contextlib.suppress(TabwardenError):
-                await session.detach(budget=Budget(_STOP_S))
+    def take(self, target_id: str) -> CDPSession | None:
+        """Stop using a session that may be stuck behind a script (the caller detaches it;
+        a fresh one is made next time)."""
+        return self._sessions.pop(target_id, None)
 
     def forget(self) -> None:
         self._sessions.clear()
@@ -346,19 +344,26 @@ async def _value(
 
 
 async def _stop(tab: Tab, target_id: str) -> bool:
-    """After a deadline: terminate a script that is still running, drop the session."""
-    session = (
-        tab.frames.main_session
-        if target_id == tab.target_id
-        else (tab.frames.session_for(target_id))
+    """After a deadline: terminate a script that is still running, drop the session.
+
+    Only the probe is awaited; termination and detaching go on in the background so
+    the caller gets its answer right after the deadline (the next command to the page
+    simply queues until the script is stopped)."""
+    session = tab.frames.main_session if target_id == tab.target_id else (
+        tab.frames.session_for(target_id)
     )
-    terminated = False
-    if await is_busy(session):
+    busy = await is_busy(session)
+    stale = tab._evaluations.take(target_id)
+
+    async def clean_up() -> None:
         with contextlib.suppress(TabwardenError):
-            await session.send("Runtime.terminateExecution", budget=Budget(_STOP_S))
-            terminated = True
-    await tab._evaluations.discard(target_id)
-    return terminated
+            if busy:
+                await session.send("Runtime.terminateExecution", budget=Budget(_STOP_S * 5))
+            if stale is not None:
+                await stale.detach(budget=Budget(_STOP_S * 5))
+
+    tab._browser._spawn(asyncio.get_running_loop().create_task(clean_up()))
+    return busy
 
 
 def _script_error(details: dict[str, Any]) -> ScriptError:
