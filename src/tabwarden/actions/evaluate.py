@@ -38,7 +38,7 @@ __all__ = ["EvaluateResult", "EvaluationSessions", "evaluate", "is_busy"]
 _GROUP = "tabwarden-evaluate"
 _STOP_S = 0.2
 """Budget for probing, terminating and detaching after a deadline (inside the 250 ms margin)."""
-_PROBE_S = 0.05
+_PROBE_S = 0.1
 DEFAULT_MAX_CHARS = 20_000
 
 # Turns a result object into something JSON can carry: cycles, DOM nodes and
