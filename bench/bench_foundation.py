@@ -27,6 +27,7 @@ from typing import Any
 
 import psutil
 import websockets
+from figures import Row, Table, ms_since
 
 import tabwarden
 from tabwarden.budget import Budget
@@ -53,56 +54,6 @@ FULL = Plan(launch_runs=5, session_runs=5, round_trips=500, warmup=50, rounds=5)
 QUICK = Plan(launch_runs=3, session_runs=3, round_trips=200, warmup=20, rounds=4)
 
 
-@dataclass(frozen=True)
-class Row:
-    name: str
-    unit: str
-    samples: tuple[float, ...]
-    target: str = ""
-
-    @property
-    def median(self) -> float:
-        return statistics.median(self.samples)
-
-    @property
-    def p90(self) -> float:
-        if len(self.samples) < 2:
-            return self.samples[0]
-        return statistics.quantiles(self.samples, n=10, method="inclusive")[8]
-
-
-class Table:
-    def __init__(self, title: str) -> None:
-        self.title = title
-        self.rows: list[Row] = []
-
-    def add(self, row: Row) -> Row:
-        self.rows.append(row)
-        return row
-
-    def print(self) -> None:
-        print(f"\n{self.title}")
-        width = max(len(r.name) for r in self.rows)
-        print(f"  {'':<{width}}  {'median':>10}  {'p90':>10}  {'n':>4}  target")
-        for r in self.rows:
-            print(
-                f"  {r.name:<{width}}  {_fmt(r.median, r.unit):>10}  {_fmt(r.p90, r.unit):>10}"
-                f"  {len(r.samples):>4}  {r.target}".rstrip()
-            )
-
-
-def _fmt(value: float, unit: str) -> str:
-    if unit == "ms":
-        return f"{value:.1f} ms"
-    if unit == "us":
-        return f"{value:.0f} µs"
-    return f"{value:.1f} {unit}"
-
-
-def _ms_since(start_ns: int) -> float:
-    return (time.perf_counter_ns() - start_ns) / 1e6
-
-
 # ---- (a) launch to first navigation ----------------------------------------------------
 
 
@@ -114,7 +65,7 @@ async def bench_launch_to_navigation(site: DemoSite, plan: Plan, pids: set[int])
         browser = await tabwarden.launch(isolated=True)
         try:
             await browser.new_tab(site.url("products.html"))
-            samples.append(_ms_since(start))
+            samples.append(ms_since(start))
             _remember(browser, pids)
         finally:
             await browser.close()
@@ -239,15 +190,15 @@ async def bench_session_and_tab(plan: Plan, pids: set[int]) -> Table:
     for _ in range(plan.session_runs):
         start = time.perf_counter_ns()
         browser = await tabwarden.launch(isolated=True)
-        launches.append(_ms_since(start))
+        launches.append(ms_since(start))
         _remember(browser, pids)
         try:
             start = time.perf_counter_ns()
             await browser.new_tab()
-            first_tabs.append(_ms_since(start))
+            first_tabs.append(ms_since(start))
             start = time.perf_counter_ns()
             await browser.new_tab()
-            new_tabs.append(_ms_since(start))
+            new_tabs.append(ms_since(start))
         finally:
             await browser.close()
     table.add(Row("session (launch isolated)", "ms", tuple(launches)))

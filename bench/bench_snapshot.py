@@ -53,6 +53,7 @@ from typing import Any
 
 import psutil
 import websockets
+from figures import Row, Table, ms_since
 from pages import INTERACTIVE_KINDS, GeneratedPage, generate_page
 from playwright.async_api import Browser as PWBrowser
 from playwright.async_api import Page as PWPage
@@ -122,63 +123,6 @@ QUICK = Plan(
     click_warmup=2,
     breakdown_runs=2,
 )
-
-
-@dataclass(frozen=True)
-class Row:
-    name: str
-    unit: str
-    samples: tuple[float, ...]
-    target: str = ""
-
-    @property
-    def median(self) -> float:
-        return statistics.median(self.samples)
-
-    @property
-    def p90(self) -> float:
-        if len(self.samples) < 2:
-            return self.samples[0]
-        return statistics.quantiles(self.samples, n=10, method="inclusive")[8]
-
-
-class Table:
-    def __init__(self, title: str) -> None:
-        self.title = title
-        self.rows: list[Row] = []
-        self.notes: list[str] = []
-
-    def add(self, row: Row) -> Row:
-        self.rows.append(row)
-        return row
-
-    def note(self, line: str) -> None:
-        self.notes.append(line)
-
-    def print(self) -> None:
-        print(f"\n{self.title}")
-        if self.rows:
-            width = max(len(r.name) for r in self.rows)
-            print(f"  {'':<{width}}  {'median':>12}  {'p90':>12}  {'n':>4}  target")
-            for r in self.rows:
-                print(
-                    f"  {r.name:<{width}}  {_fmt(r.median, r.unit):>12}  "
-                    f"{_fmt(r.p90, r.unit):>12}  {len(r.samples):>4}  {r.target}".rstrip()
-                )
-        for line in self.notes:
-            print(f"  {line}")
-
-
-def _fmt(value: float, unit: str) -> str:
-    if unit == "ms":
-        return f"{value:.1f} ms" if value < 1000 else f"{value:,.0f} ms"
-    if unit == "chars":
-        return f"{value:,.0f} ch"
-    return f"{value:.1f} {unit}"
-
-
-def _ms_since(start_ns: int) -> float:
-    return (time.perf_counter_ns() - start_ns) / 1e6
 
 
 def _verdict(ratio: float, target: float) -> str:
@@ -290,7 +234,7 @@ async def bench_snapshots(
     for _ in range(plan.warmup):
         for call in calls.values():
             await call()
-    warm_s = _ms_since(start) / 1000
+    warm_s = ms_since(start) / 1000
     if quick and page.size >= 10_000 and warm_s > QUICK_SKIP_S * plan.warmup:
         print(f"\n(--quick: {page.size:,} elements skipped, its warm-up round took {warm_s:.0f} s)")
         return None
@@ -371,7 +315,7 @@ async def _interleaved(
         for name in names:
             start = time.perf_counter_ns()
             await calls[name]()
-            samples[name].append(_ms_since(start))
+            samples[name].append(ms_since(start))
     return samples
 
 
@@ -527,7 +471,7 @@ class RawClient:
             data = await self.ws.recv()
             text = data if isinstance(data, str) else data.decode()
             if text.startswith(prefix):
-                return text, _ms_since(start)
+                return text, ms_since(start)
 
     async def close(self) -> None:
         await self.ws.close()
@@ -536,7 +480,7 @@ class RawClient:
 def _timed_json(text: str) -> tuple[Any, float]:
     start = time.perf_counter_ns()
     value = json.loads(text)
-    return value, _ms_since(start)
+    return value, ms_since(start)
 
 
 async def bench_breakdown(
@@ -564,14 +508,14 @@ async def bench_breakdown(
 
             start = time.perf_counter_ns()
             snap = await tab.snapshot(max_chars=NO_PAGING, timeout_ms=CALL_TIMEOUT_MS)
-            timed("tab.snapshot() interactive, whole", _ms_since(start))
+            timed("tab.snapshot() interactive, whole", ms_since(start))
             with gc_paused():
                 start = time.perf_counter_ns()
                 await tab.snapshot(max_chars=NO_PAGING, timeout_ms=CALL_TIMEOUT_MS)
-                timed("  the same with Python's cyclic GC paused", _ms_since(start))
+                timed("  the same with Python's cyclic GC paused", ms_since(start))
             start = time.perf_counter_ns()
             await c.page.locator("body").aria_snapshot(timeout=CALL_TIMEOUT_MS)
-            timed("(playwright aria_snapshot(), whole)", _ms_since(start))
+            timed("(playwright aria_snapshot(), whole)", ms_since(start))
 
             # Raw CDP on a second socket: Chromium + transfer, then JSON decoding apart.
             text, ms = await raw.call("Accessibility.getFullAXTree", ax_params)
@@ -593,7 +537,7 @@ async def bench_breakdown(
             timed("  json.loads of the DOMSnapshot reply, GC paused", ms)
             start = time.perf_counter_ns()
             parse_documents(reply["result"])
-            timed("  parse_documents (layout.py)", _ms_since(start))
+            timed("  parse_documents (layout.py)", ms_since(start))
             _, ms = await raw.call(
                 "DOMSnapshot.captureSnapshot", {**dom_params, "includeDOMRects": False}
             )
@@ -606,23 +550,23 @@ async def bench_breakdown(
             assert tracker is not None
             start = time.perf_counter_ns()
             data = await capture_frames(tracker.registry, budget)
-            timed("capture_frames: both calls at once, decoded, parsed", _ms_since(start))
+            timed("capture_frames: both calls at once, decoded, parsed", ms_since(start))
             start = time.perf_counter_ns()
             builder = _Builder(data, tab.refs)
             root = builder.frame(tab.target_id, None, ())
-            timed("build_tree: nodes (_Builder.frame)", _ms_since(start))
+            timed("build_tree: nodes (_Builder.frame)", ms_since(start))
             start = time.perf_counter_ns()
             builder.assign_refs(root)
-            timed("build_tree: assign_refs", _ms_since(start))
+            timed("build_tree: assign_refs", ms_since(start))
             start = time.perf_counter_ns()
             builder.mark_covered()
-            timed("build_tree: mark_covered", _ms_since(start))
+            timed("build_tree: mark_covered", ms_since(start))
             start = time.perf_counter_ns()
             lines = render_lines(root, full=False, page_url=tab.url)
-            timed("render_lines (interactive)", _ms_since(start))
+            timed("render_lines (interactive)", ms_since(start))
             start = time.perf_counter_ns()
             page_lines(["# header"], lines, max_chars=NO_PAGING)
-            timed("page_lines", _ms_since(start))
+            timed("page_lines", ms_since(start))
             del data, builder
             if run > 0:
                 for name, ms in timings:
@@ -667,7 +611,7 @@ def cdp_trace() -> Iterator[list[tuple[str, float, float]]]:
         try:
             return await original(self, method, *args, **kwargs)
         finally:
-            calls.append((method, (start - origin) / 1e6, _ms_since(start)))
+            calls.append((method, (start - origin) / 1e6, ms_since(start)))
 
     CDPConnection.send = send  # type: ignore[method-assign]
     try:
@@ -684,7 +628,7 @@ async def trace_click(c: Contenders, page: GeneratedPage) -> Table:
         with cdp_trace() as calls:
             start = time.perf_counter_ns()
             await c.tab.click(ref, timeout_ms=CALL_TIMEOUT_MS)
-            total = _ms_since(start)
+            total = ms_since(start)
     table = Table(
         f"(5) one tabwarden click(ref) without diff, {page.size:,} elements, traced: "
         f"{total:.1f} ms, {len(calls)} CDP commands"
