@@ -7,7 +7,7 @@ import time
 from typing import TYPE_CHECKING
 
 from ..budget import Budget
-from ..errors import DeadlineExceeded, InvalidArgument, StaleRefError
+from ..errors import CDPTimeout, DeadlineExceeded, InvalidArgument, StaleRefError
 from .pointer import visible
 from .resolve import resolve
 
@@ -56,14 +56,22 @@ async def wait_for(
         )
     what = _describe(text, text_gone, ref, state, load_state)
     while True:
-        if await _holds(tab, budget, text, text_gone, ref, state, load_state):
-            return f"{what} after {(time.monotonic() - started) * 1000:.0f} ms"
+        try:
+            if await _holds(tab, budget, text, text_gone, ref, state, load_state):
+                return f"{what} after {(time.monotonic() - started) * 1000:.0f} ms"
+        except CDPTimeout:
+            # The deadline passed during a check: the answer is "not in time".
+            raise _never(budget, what, " (the page did not answer the last check)") from None
         if budget.remaining() <= _POLL_S:
-            raise DeadlineExceeded(
-                f"waited {budget.timeout_s * 1000:.0f} ms, but {what} never happened",
-                hint="take a snapshot to see the page; retry with a larger timeout_ms",
-            )
+            raise _never(budget, what, "")
         await budget.sleep(_POLL_S)
+
+
+def _never(budget: Budget, what: str, detail: str) -> DeadlineExceeded:
+    return DeadlineExceeded(
+        f"waited {budget.timeout_s * 1000:.0f} ms, but {what} never happened{detail}",
+        hint="take a snapshot to see the page; retry with a larger timeout_ms",
+    )
 
 
 async def _holds(
