@@ -21,7 +21,7 @@ def test_reference_doc_matches_the_code(relative: str, content: str) -> None:
 
 
 def test_every_tool_and_parameter_is_documented() -> None:
-    from tabwarden.tools.browser import TOOLS
+    from tabwarden.tools.catalog import TOOLS
 
     tools_md = generate()["docs/reference/tools.md"]
     for spec in TOOLS:

@@ -8,7 +8,7 @@ import pytest
 
 import tabwarden
 import tabwarden.metrics
-from tabwarden.tools.browser import TOOLS
+from tabwarden.tools.catalog import TOOLS
 from tabwarden.tools.registry import schema, select_tools
 
 # tool → the API callable it mirrors (tab_id only routes the call to a tab).
@@ -44,6 +44,9 @@ API = {
     "browser_metrics": tabwarden.metrics.Metrics.snapshot,
     "browser_attach": tabwarden.attach,
     "browser_upload_file": tabwarden.Tab.upload_file,
+    # console and network tools
+    # storage and emulation tools
+    # files tools (downloads, PDF, trace, recording)
 }
 # Tool parameters with another shape in the API, and why.
 RESHAPED = {

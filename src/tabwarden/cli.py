@@ -73,7 +73,7 @@ from .config import Config, load_config
 from .errors import BrowserError, DeadlineExceeded, InvalidArgument, TabwardenError
 from .surfaces import daemon
 from .tools import registry
-from .tools.browser import TOOLS
+from .tools.catalog import TOOLS
 from .tools.spec import ToolSpec
 
 __all__ = ["EXIT_CODES", "app", "exit_code_for", "main"]

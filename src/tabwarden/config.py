@@ -19,7 +19,17 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import ConfigError
 
-__all__ = ["BrowserConfig", "Config", "TimeoutConfig", "config_reference", "load_config"]
+__all__ = [
+    "BrowserConfig",
+    "Config",
+    "DiagnosticsConfig",
+    "FilesConfig",
+    "PolicyConfig",
+    "SafetyConfig",
+    "TimeoutConfig",
+    "config_reference",
+    "load_config",
+]
 
 _MAX_TIMEOUT_MS = 600_000
 
@@ -117,9 +127,37 @@ class TimeoutConfig(_Section):
     )
 
 
+class SafetyConfig(_Section):
+    """Redaction of what reaches the model or a log, and consent to attach."""
+
+    # Fields owned by the redaction/consent work (safety/redaction.py).
+
+
+class PolicyConfig(_Section):
+    """Where pages may go: schemes, allow/deny lists, blocked networks (safety/url_policy.py)."""
+
+    # Fields owned by the URL policy work.
+
+
+class DiagnosticsConfig(_Section):
+    """Console and network buffers (diagnostics/console.py, diagnostics/network.py)."""
+
+    # Fields owned by the console/network work.
+
+
+class FilesConfig(_Section):
+    """Files that cross the browser boundary: uploads, downloads, PDFs, traces, recordings."""
+
+    # Fields owned by the files work (safety/paths.py, diagnostics/downloads.py …).
+
+
 class Config(_Section):
     browser: BrowserConfig = Field(default_factory=BrowserConfig)
     timeouts: TimeoutConfig = Field(default_factory=TimeoutConfig)
+    safety: SafetyConfig = Field(default_factory=SafetyConfig)
+    policy: PolicyConfig = Field(default_factory=PolicyConfig)
+    diagnostics: DiagnosticsConfig = Field(default_factory=DiagnosticsConfig)
+    files: FilesConfig = Field(default_factory=FilesConfig)
 
 
 def load_config(

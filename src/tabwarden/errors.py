@@ -5,6 +5,7 @@ Every error a caller can see derives from :class:`TabwardenError` and carries a
 
 * :class:`TabwardenError`
     * :class:`InvalidArgument` (also a :class:`ValueError`) — a bad argument to a call
+        * :class:`PathNotAllowed` — a file path outside the folders tabwarden may use
     * :class:`ConfigError` — a bad configuration value or file
     * :class:`DeadlineExceeded` (also a :class:`TimeoutError`) — a call ran out of time
         * :class:`CDPTimeout` — one CDP command got no reply in time
@@ -35,6 +36,7 @@ Every error a caller can see derives from :class:`TabwardenError` and carries a
     * :class:`DialogBlocking` — a dialog blocks the page's script; answer it first
     * :class:`ScriptError` — evaluated script threw
     * :class:`EvaluateDisabled` — evaluation is turned off by configuration
+    * :class:`PolicyDenied` — the URL policy does not allow this destination
     * :class:`NavigationError`
         * :class:`InvalidURL`
         * :class:`NavigationFailed` — the network or the browser refused the load
@@ -68,6 +70,8 @@ __all__ = [
     "NoHistoryEntry",
     "NotActionable",
     "PageBusy",
+    "PathNotAllowed",
+    "PolicyDenied",
     "ProfileInUse",
     "RefError",
     "ScriptError",
@@ -208,6 +212,21 @@ class EndpointError(BrowserError):
 
 class ConsentRequired(BrowserError):
     default_hint = "attaching to this browser needs the user's explicit consent"
+
+
+class PolicyDenied(TabwardenError):
+    """A URL the navigation policy does not allow (the message names the rule)."""
+
+    default_hint = (
+        "this destination is blocked by policy; pick another URL, or ask the user to "
+        "change the policy"
+    )
+
+
+class PathNotAllowed(InvalidArgument):
+    """A file path outside the folders tabwarden may read or write."""
+
+    default_hint = "use a file inside the workspace (or a configured allowed folder)"
 
 
 class SessionError(TabwardenError):

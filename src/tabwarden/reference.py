@@ -13,7 +13,7 @@ from typing import Any
 import typer
 
 from .config import config_reference
-from .tools.browser import TOOLS
+from .tools.catalog import TOOLS
 from .tools.registry import DEFAULT_GROUPS
 from .tools.spec import GROUPS, ToolSpec
 

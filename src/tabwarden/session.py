@@ -292,6 +292,14 @@ class BrowserSession:
         async with self._operation(timeout_ms, "action") as budget:
             return await self._browser_cdp().send(method, params, budget=budget)
 
+    # ---- diagnostics: console and network -------------------------------------------
+
+    # ---- storage and emulation -----------------------------------------------------
+
+    # ---- files: downloads and traces ------------------------------------------------
+
+    # ---- safety: URL policy -------------------------------------------------------
+
     # ---- internal ------------------------------------------------------------------
 
     def budget(self, timeout_ms: float | None, kind: str = "action") -> Budget:

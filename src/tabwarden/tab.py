@@ -592,6 +592,12 @@ class Tab:
                 shot.save(path)
             return shot
 
+    # ---- diagnostics: console and network (diagnostics/console.py, network.py) ------
+
+    # ---- storage and emulation (diagnostics/storage.py, emulation.py) -----------------
+
+    # ---- files: PDF and recording (diagnostics/pdf.py, recording.py) -----------------
+
     # ---- tab control ---------------------------------------------------------------
 
     async def activate(self, *, timeout_ms: float | None = None) -> Tab:

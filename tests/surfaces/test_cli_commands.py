@@ -23,7 +23,7 @@ from tabwarden.errors import (
     StaleRefError,
 )
 from tabwarden.surfaces import daemon
-from tabwarden.tools.browser import TOOLS
+from tabwarden.tools.catalog import TOOLS
 
 PNG = b"\x89PNG\r\n\x1a\n fake"
 

@@ -349,8 +349,10 @@ async def _stop(tab: Tab, target_id: str) -> bool:
     Only the probe is awaited; termination and detaching go on in the background so
     the caller gets its answer right after the deadline (the next command to the page
     simply queues until the script is stopped)."""
-    session = tab.frames.main_session if target_id == tab.target_id else (
-        tab.frames.session_for(target_id)
+    session = (
+        tab.frames.main_session
+        if target_id == tab.target_id
+        else (tab.frames.session_for(target_id))
     )
     busy = await is_busy(session)
     stale = tab._evaluations.take(target_id)

@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from ..config import Config
 from ..errors import InvalidArgument
-from .browser import TOOLS
+from .catalog import TOOLS
 from .context import ToolContext
 from .spec import GROUPS, ToolResult, ToolSpec
 

@@ -1,0 +1,1 @@
+"""Diagnostics of a browser session: console, network, downloads, storage, emulation, traces."""
