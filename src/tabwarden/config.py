@@ -148,7 +148,16 @@ class DiagnosticsConfig(_Section):
 class FilesConfig(_Section):
     """Files that cross the browser boundary: uploads, downloads, PDFs, traces, recordings."""
 
-    # Fields owned by the files work (safety/paths.py, diagnostics/downloads.py …).
+    output_dir: Path | None = Field(
+        None,
+        description="Where downloads, PDFs, screenshots, traces, recordings and state files "
+        "are written, one sub-folder per kind; must lie inside the workspace (default: "
+        "<workspace>/tabwarden-output).",
+    )
+    upload_dirs: list[Path] = Field(
+        default_factory=list,
+        description="Folders besides the workspace that uploads and state files may be read from.",
+    )
 
 
 class Config(_Section):

@@ -33,6 +33,7 @@ from .errors import (
 )
 from .metrics import Metrics
 from .navigation import NavigationResult, check_wait_until, normalize_url
+from .safety.paths import WorkspacePaths
 from .supervisor.bridge import bridge_commands
 from .supervisor.dialogs import ClosedDialog
 from .supervisor.supervisor import Supervisor, SupervisorState
@@ -75,6 +76,7 @@ class BrowserSession:
         self._closing = False
         self._closed = False
         self._lost_reason = ""
+        self._paths: WorkspacePaths | None = None
         bridge = self.config.browser.dialog_bridge
         self.supervisor = Supervisor(
             self,
@@ -111,6 +113,13 @@ class BrowserSession:
     @property
     def active_tab(self) -> Tab | None:
         return self._active
+
+    @property
+    def paths(self) -> WorkspacePaths:
+        """The workspace: where files may be read from and written to (safety/paths.py)."""
+        if self._paths is None:
+            self._paths = WorkspacePaths.from_config(self.config)
+        return self._paths
 
     @property
     def connection(self) -> CDPConnection:
@@ -360,7 +369,11 @@ class BrowserSession:
 
     def setup_commands(self) -> list[tuple[str, dict[str, Any]]]:
         """Commands every page and frame session runs while it is set up (paused)."""
-        return bridge_commands() if self.supervisor.bridge else []
+        commands: list[tuple[str, dict[str, Any]]] = []
+        if self.supervisor.bridge:
+            commands += bridge_commands()
+        # Each topic below adds what a new page or frame session needs before it runs.
+        return commands
 
     def _tab_by_id(self, tab_id: str) -> Tab | None:
         return next((t for t in self._tabs.values() if t.id == tab_id), None)
