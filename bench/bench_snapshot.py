@@ -52,7 +52,6 @@ from pathlib import Path
 from typing import Any
 
 import psutil
-import websockets
 from figures import Row, Table, ms_since
 from pages import INTERACTIVE_KINDS, GeneratedPage, generate_page
 from playwright.async_api import Browser as PWBrowser
@@ -63,12 +62,10 @@ import tabwarden
 from tabwarden.actions.receipt import ActionWatch
 from tabwarden.budget import Budget
 from tabwarden.cdp.connection import CDPConnection
-from tabwarden.cdp.protocol import gc_paused
 from tabwarden.snapshot import Snapshot, page_lines
-from tabwarden.snapshot.build import _Builder
-from tabwarden.snapshot.capture import capture_frames
-from tabwarden.snapshot.layout import STYLES, parse_documents
+from tabwarden.snapshot.build import build_tree
 from tabwarden.snapshot.render import render_lines
+from tabwarden.snapshot.walker import WALKER_JS, walk_frames, world
 from tabwarden.tab import Tab
 
 CHROMIUM = "/usr/bin/chromium"
@@ -347,13 +344,19 @@ def receipts_without_diff() -> Iterator[None]:
 async def _target_ref(tab: Tab, element_id: str) -> str:
     """The ref of the element with this id, from one interactive snapshot."""
     snap = await tab.snapshot(max_chars=NO_PAGING, timeout_ms=CALL_TIMEOUT_MS)
+    context = await world(tab.frames, tab.target_id, Budget(CALL_TIMEOUT_MS / 1000))
     reply = await tab.cdp(
-        "Runtime.evaluate", {"expression": f"document.getElementById({json.dumps(element_id)})"}
+        "Runtime.evaluate",
+        {
+            "expression": "globalThis.__tabwardenWalker.idOf("
+            f"document.getElementById({json.dumps(element_id)}))",
+            "contextId": context,
+            "returnByValue": True,
+        },
     )
-    described = await tab.cdp("DOM.describeNode", {"objectId": reply["result"]["objectId"]})
-    backend = described["node"]["backendNodeId"]
+    handle = reply["result"]["value"]
     for node in snap.root.walk():
-        if node.backend_node_id == backend and node.ref:
+        if node.handle == handle and node.ref:
             return node.ref
     raise RuntimeError(f"#{element_id} has no ref in the interactive snapshot")
 
@@ -438,158 +441,76 @@ async def bench_clicks(c: Contenders, result: SizeResult, plan: Plan) -> Table:
 # ---- (4) where the time goes ----------------------------------------------------------
 
 
-class RawClient:
-    """A second CDP socket attached to the tab's target: replies as raw text, timed."""
-
-    def __init__(self, ws: websockets.ClientConnection) -> None:
-        self.ws = ws
-        self.next_id = 0
-        self.session_id = ""
-
-    @classmethod
-    async def attach(cls, ws_url: str, target_id: str) -> RawClient:
-        ws = await websockets.connect(
-            ws_url, max_size=None, ping_interval=None, compression=None, proxy=None
-        )
-        client = cls(ws)
-        raw, _ = await client.call(
-            "Target.attachToTarget", {"targetId": target_id, "flatten": True}
-        )
-        client.session_id = json.loads(raw)["result"]["sessionId"]
-        return client
-
-    async def call(self, method: str, params: dict[str, Any]) -> tuple[str, float]:
-        """(the reply frame as text, ms from send to the whole frame received)."""
-        self.next_id += 1
-        message: dict[str, Any] = {"id": self.next_id, "method": method, "params": params}
-        if self.session_id:
-            message["sessionId"] = self.session_id
-        prefix = f'{{"id":{self.next_id},'
-        start = time.perf_counter_ns()
-        await self.ws.send(json.dumps(message))
-        while True:
-            data = await self.ws.recv()
-            text = data if isinstance(data, str) else data.decode()
-            if text.startswith(prefix):
-                return text, ms_since(start)
-
-    async def close(self) -> None:
-        await self.ws.close()
-
-
-def _timed_json(text: str) -> tuple[Any, float]:
-    start = time.perf_counter_ns()
-    value = json.loads(text)
-    return value, ms_since(start)
-
-
 async def bench_breakdown(
     c: Contenders, browser: tabwarden.BrowserSession, page: GeneratedPage, runs: int
 ) -> Table:
     """One interactive snapshot of the largest page, stage by stage."""
     tab = c.tab
     stages: dict[str, list[float]] = {}
-    assert browser.endpoint is not None
-    raw = await RawClient.attach(browser.endpoint.ws_url, tab.target_id)
-    ax_params = {"frameId": tab.target_id}
-    dom_params = {
-        "computedStyles": list(STYLES),
-        "includePaintOrder": True,
-        "includeDOMRects": True,
-    }
+    tracker = tab._frames
+    assert tracker is not None
+    registry = tracker.registry
+    context = await world(registry, tab.target_id, Budget(CALL_TIMEOUT_MS / 1000))
     sizes: dict[str, int] = {}
-    ax_nodes: list[dict[str, Any]] = []
-    try:
-        for run in range(runs + 1):  # the first run warms up and is dropped
-            timings: list[tuple[str, float]] = []
+    for run in range(runs + 1):  # the first run warms up and is dropped
+        timings: list[tuple[str, float]] = []
 
-            def timed(name: str, ms: float, timings: list[tuple[str, float]] = timings) -> None:
-                timings.append((name, ms))
+        def timed(name: str, ms: float, timings: list[tuple[str, float]] = timings) -> None:
+            timings.append((name, ms))
 
-            start = time.perf_counter_ns()
-            snap = await tab.snapshot(max_chars=NO_PAGING, timeout_ms=CALL_TIMEOUT_MS)
-            timed("tab.snapshot() interactive, whole", ms_since(start))
-            with gc_paused():
-                start = time.perf_counter_ns()
-                await tab.snapshot(max_chars=NO_PAGING, timeout_ms=CALL_TIMEOUT_MS)
-                timed("  the same with Python's cyclic GC paused", ms_since(start))
-            start = time.perf_counter_ns()
-            await c.page.locator("body").aria_snapshot(timeout=CALL_TIMEOUT_MS)
-            timed("(playwright aria_snapshot(), whole)", ms_since(start))
+        start = time.perf_counter_ns()
+        snap = await tab.snapshot(max_chars=NO_PAGING, timeout_ms=CALL_TIMEOUT_MS)
+        timed("tab.snapshot() interactive, whole", ms_since(start))
+        start = time.perf_counter_ns()
+        await c.page.locator("body").aria_snapshot(timeout=CALL_TIMEOUT_MS)
+        timed("(playwright aria_snapshot(), whole)", ms_since(start))
 
-            # Raw CDP on a second socket: Chromium + transfer, then JSON decoding apart.
-            text, ms = await raw.call("Accessibility.getFullAXTree", ax_params)
-            timed("Accessibility.getFullAXTree: send → reply received", ms)
-            sizes["Accessibility.getFullAXTree"] = len(text)
-            reply, ms = _timed_json(text)
-            timed("  json.loads of the AX reply", ms)
-            with gc_paused():
-                reply, ms = _timed_json(text)
-            timed("  json.loads of the AX reply, GC paused", ms)
-            ax_nodes = reply["result"]["nodes"]
-            text, ms = await raw.call("DOMSnapshot.captureSnapshot", dom_params)
-            timed("DOMSnapshot.captureSnapshot: send → reply received", ms)
-            sizes["DOMSnapshot.captureSnapshot"] = len(text)
-            reply, ms = _timed_json(text)
-            timed("  json.loads of the DOMSnapshot reply", ms)
-            with gc_paused():
-                reply, ms = _timed_json(text)
-            timed("  json.loads of the DOMSnapshot reply, GC paused", ms)
-            start = time.perf_counter_ns()
-            parse_documents(reply["result"])
-            timed("  parse_documents (layout.py)", ms_since(start))
-            _, ms = await raw.call(
-                "DOMSnapshot.captureSnapshot", {**dom_params, "includeDOMRects": False}
-            )
-            timed("  the same call without includeDOMRects", ms)
-            del text, reply
+        # The walker alone: in-page time, then the call with transfer and decoding.
+        wrapped = (
+            "function(o) { const t0 = performance.now(); const r = ("
+            + WALKER_JS
+            + ")(o); return [performance.now() - t0, r.length]; }"
+        )
+        reply = await tab.cdp(
+            "Runtime.callFunctionOn",
+            {
+                "functionDeclaration": wrapped,
+                "executionContextId": context,
+                "arguments": [{"value": {"all": False}}],
+                "returnByValue": True,
+            },
+        )
+        in_page, chars = reply["result"]["value"]
+        timed("walker.js in the page (performance.now)", in_page)
+        sizes["walker JSON (interactive)"] = chars
 
-            # tabwarden's own pipeline, step by step (what Tab._snapshot does).
-            budget = Budget(CALL_TIMEOUT_MS / 1000)
-            tracker = tab._frames
-            assert tracker is not None
-            start = time.perf_counter_ns()
-            data = await capture_frames(tracker.registry, budget)
-            timed("capture_frames: both calls at once, decoded, parsed", ms_since(start))
-            start = time.perf_counter_ns()
-            builder = _Builder(data, tab.refs)
-            root = builder.frame(tab.target_id, None, ())
-            timed("build_tree: nodes (_Builder.frame)", ms_since(start))
-            start = time.perf_counter_ns()
-            builder.assign_refs(root)
-            timed("build_tree: assign_refs", ms_since(start))
-            start = time.perf_counter_ns()
-            builder.mark_covered()
-            timed("build_tree: mark_covered", ms_since(start))
-            start = time.perf_counter_ns()
-            lines = render_lines(root, full=False, page_url=tab.url)
-            timed("render_lines (interactive)", ms_since(start))
-            start = time.perf_counter_ns()
-            page_lines(["# header"], lines, max_chars=NO_PAGING)
-            timed("page_lines", ms_since(start))
-            del data, builder
-            if run > 0:
-                for name, ms in timings:
-                    stages.setdefault(name, []).append(ms)
-    finally:
-        await raw.close()
+        # tabwarden's own pipeline, step by step (what Tab._snapshot does).
+        budget = Budget(CALL_TIMEOUT_MS / 1000)
+        start = time.perf_counter_ns()
+        walks = await walk_frames(registry, budget, all_nodes=False)
+        timed("walk_frames: listeners + walker call, decoded", ms_since(start))
+        start = time.perf_counter_ns()
+        root = build_tree(walks, tab.target_id, tab.refs)
+        timed("build_tree: nodes and refs", ms_since(start))
+        start = time.perf_counter_ns()
+        lines = render_lines(root, full=False, page_url=tab.url)
+        timed("render_lines (interactive)", ms_since(start))
+        start = time.perf_counter_ns()
+        page_lines(["# header"], lines, max_chars=NO_PAGING)
+        timed("page_lines", ms_since(start))
+        del walks
+        if run > 0:
+            for name, ms in timings:
+                stages.setdefault(name, []).append(ms)
     table = Table(
         f"(4) where a {page.size:,}-element interactive snapshot's time goes — "
         f"{runs} runs after 1 warm-up (stages timed one by one: not additive)"
     )
     for name, values in stages.items():
         table.add(Row(name, "ms", tuple(values)))
-    roles = Counter(
-        (n.get("role") or {}).get("value", "?") for n in ax_nodes if not n.get("ignored")
-    )
-    ignored = sum(1 for n in ax_nodes if n.get("ignored"))
     table.note(
         "reply sizes: "
-        + ", ".join(f"{name} {chars / 2**20:.1f} MiB" for name, chars in sizes.items())
-    )
-    table.note(
-        f"AX nodes: {len(ax_nodes):,} ({ignored:,} ignored); most common roles: "
-        + ", ".join(f"{role} {n:,}" for role, n in roles.most_common(6))
+        + ", ".join(f"{name} {chars / 2**20:.2f} MiB" for name, chars in sizes.items())
     )
     nodes = root.walk()
     table.note(

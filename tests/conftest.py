@@ -43,6 +43,19 @@ def _private_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None
         os.environ["TABWARDEN_DATA_DIR"] = old
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _temporary_workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The tests' workspace is pytest's temporary folder: every ``tmp_path`` lies inside
+    it (uploads may come from there), and nothing a test saves lands in the checkout."""
+    old = os.environ.get("TABWARDEN_BROWSER__WORKSPACE")
+    os.environ["TABWARDEN_BROWSER__WORKSPACE"] = str(tmp_path_factory.getbasetemp())
+    yield
+    if old is None:
+        os.environ.pop("TABWARDEN_BROWSER__WORKSPACE", None)
+    else:
+        os.environ["TABWARDEN_BROWSER__WORKSPACE"] = old
+
+
 @pytest_asyncio.fixture(scope="module")
 async def browser() -> AsyncIterator[tabwarden.BrowserSession]:
     """One isolated Chromium shared by the tests of a module."""

@@ -7,7 +7,7 @@ import threading
 import time
 from http import HTTPStatus
 from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 PAGES = Path(__file__).parent / "pages"
 
@@ -50,8 +50,85 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             self.send_header("Location", query.get("to", "/index.html"))
             self.send_header("Content-Length", "0")
             self.end_headers()
+        elif route[0] == "download" and len(route) == 2:
+            self._send_download(unquote(route[1]), query)
+        elif route[0] == "diag-body":
+            # ?bytes= of text (a counting pattern), or of binary with ?kind=binary
+            size = int(query.get("bytes", "100"))
+            binary = query.get("kind") == "binary"
+            data = (bytes(range(256)) if binary else b"0123456789") * (size // 10 + 1)
+            self.send_response(200)
+            kind = "application/octet-stream" if binary else "text/plain; charset=utf-8"
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(size))
+            self.send_header("X-Diagnostics", "body")
+            self.end_headers()
+            self.wfile.write(data[:size])
+        elif route[0] == "policy-asset":
+            # A subresource that works when it loads: ?kind=svg (an image) or js (a script).
+            body, kind = {
+                "svg": (
+                    '<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"></svg>',
+                    "image/svg+xml",
+                ),
+                "js": ("window.policyScript = 'ran';", "text/javascript"),
+            }[query.get("kind", "svg")]
+            data = body.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("Access-Control-Allow-Origin", "*")
+            self.end_headers()
+            self.wfile.write(data)
+        elif route[0] == "state-headers":
+            # What the browser sent: its user agent, languages and cookies, as JSON.
+            import json
+
+            seen = {k: self.headers.get(k, "") for k in ("User-Agent", "Accept-Language", "Cookie")}
+            data = json.dumps(seen).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            self.wfile.write(data)
         else:
             super().do_GET()
+
+    def _send_download(self, name: str, query: dict[str, str]) -> None:
+        """An attachment: ``?body=`` text, ``exe`` (an MZ header), ``sh`` (a shebang);
+        ``?drop=1`` promises more bytes than it sends and closes the connection;
+        ``?slow_ms=`` dribbles the body out over that long."""
+        kind = query.get("body", "text")
+        data = {
+            "exe": b"MZ\x90\x00\x03\x00\x00\x00" + b"\x00" * 248 + b"This program cannot be run",
+            "sh": b"#!/bin/sh\necho hello\n",
+        }.get(kind, f"notes for {name}\n".encode() * 20)
+        if query.get("slow_ms"):
+            data = data * 200
+        promised = len(data) * 10 if query.get("drop") else len(data)
+        self.send_response(200)
+        self.send_header("Content-Type", query.get("type", "application/octet-stream"))
+        self.send_header("Content-Disposition", f'attachment; filename="{name}"')
+        self.send_header("Content-Length", str(promised))
+        self.end_headers()
+        if query.get("drop"):
+            self.wfile.write(data)
+            self.wfile.flush()
+            self.close_connection = True
+            self.connection.shutdown(2)  # the server goes away mid-download
+            return
+        chunks = 20 if query.get("slow_ms") else 1
+        step = -(-len(data) // chunks)
+        pause = float(query.get("slow_ms", "0")) / 1000 / chunks
+        try:
+            for start in range(0, len(data), step):
+                self.wfile.write(data[start : start + step])
+                self.wfile.flush()
+                if pause:
+                    time.sleep(pause)  # a slow server, not test synchronisation
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the browser canceled the download
 
     def _send(self, status: int, body: str, headers: dict[str, str] | None = None) -> None:
         data = body.encode()

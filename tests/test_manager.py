@@ -114,7 +114,9 @@ async def test_attach_by_http_endpoint_sees_tabs_and_leaves_the_browser_running(
         own_tab = await owner.new_tab(server.url("/index.html"))
         port = owner.endpoint.ws_url.split(":")[2].split("/")[0]
         async with tabwarden.SessionManager(_config()) as manager:
-            guest = await manager.get_or_create("guest", cdp_url=f"http://127.0.0.1:{port}")
+            guest = await manager.get_or_create(
+                "guest", cdp_url=f"http://127.0.0.1:{port}", consent=True
+            )
             assert "Chrome/" in guest.endpoint.product
             titles = [t.title for t in await guest.tabs()]
             assert "Test home" in titles
@@ -165,11 +167,17 @@ async def test_a_different_endpoint_for_the_same_task_starts_fresh(server):
         tabwarden.launch(isolated=True) as second_browser,
         tabwarden.SessionManager(_config()) as manager,
     ):
-        old = await manager.get_or_create("task", cdp_url=first_browser.endpoint.ws_url)
-        same = await manager.get_or_create("task", cdp_url=first_browser.endpoint.ws_url)
+        old = await manager.get_or_create(
+            "task", cdp_url=first_browser.endpoint.ws_url, consent=True
+        )
+        same = await manager.get_or_create(
+            "task", cdp_url=first_browser.endpoint.ws_url, consent=True
+        )
         assert same is old
         await old.new_tab(server.url("/index.html"))
-        new = await manager.get_or_create("task", cdp_url=second_browser.endpoint.ws_url)
+        new = await manager.get_or_create(
+            "task", cdp_url=second_browser.endpoint.ws_url, consent=True
+        )
         assert new is not old and old.closed and not new.closed
         assert manager.get("task") is new
         assert new.supervisor is not old.supervisor

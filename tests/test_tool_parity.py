@@ -38,15 +38,24 @@ API = {
     "browser_switch_tab": tabwarden.BrowserSession.switch_tab,
     "browser_close_tab": tabwarden.BrowserSession.close_tab,
     "browser_close": tabwarden.BrowserSession.close,
-    "browser_console": tabwarden.Tab.console,
     "browser_evaluate": tabwarden.Tab.evaluate,
     "browser_cdp": tabwarden.BrowserSession.cdp,
     "browser_metrics": tabwarden.metrics.Metrics.snapshot,
     "browser_attach": tabwarden.attach,
     "browser_upload_file": tabwarden.Tab.upload_file,
     # console and network tools
+    "browser_console": tabwarden.Tab.console,
+    "browser_network": tabwarden.Tab.network,
     # storage and emulation tools
+    "browser_storage": tabwarden.Tab.storage,
+    "browser_emulate": tabwarden.BrowserSession.emulate,
     # files tools (downloads, PDF, trace, recording)
+    "browser_downloads": tabwarden.BrowserSession.downloads,
+    "browser_save_pdf": tabwarden.Tab.save_pdf,
+    "browser_trace_start": tabwarden.BrowserSession.trace_start,
+    "browser_trace_stop": tabwarden.BrowserSession.trace_stop,
+    "browser_record_start": tabwarden.Tab.record_start,
+    "browser_record_stop": tabwarden.BrowserSession.record_stop,
 }
 # Tool parameters with another shape in the API, and why.
 RESHAPED = {

@@ -17,6 +17,10 @@ from .backends.external import AttachRequest, CDPEndpoint
 from .backends.local import LocalChromium, LocalOptions
 from .budget import Budget
 from .config import Config, load_config
+from .diagnostics.console import ConsoleEntry, ConsoleReport
+from .diagnostics.emulation import EmulationResult, EmulationState
+from .diagnostics.network import NetworkReport, NetworkRequest, RequestDetails
+from .diagnostics.storage import StorageResult
 from .errors import (
     ActionError,
     BrowserCrashed,
@@ -59,6 +63,8 @@ from .errors import (
 )
 from .manager import SessionManager
 from .navigation import NavigationResult
+from .safety.guard import PolicyDecision
+from .safety.url_policy import UrlPolicy, Verdict
 from .session import BrowserSession
 from .snapshot import Snapshot, SnapshotNode
 from .supervisor.dialogs import ClosedDialog, PendingDialog
@@ -86,8 +92,12 @@ __all__ = [
     "ConfigError",
     "ConnectionLost",
     "ConsentRequired",
+    "ConsoleEntry",
+    "ConsoleReport",
     "DeadlineExceeded",
     "DialogBlocking",
+    "EmulationResult",
+    "EmulationState",
     "Endpoint",
     "EndpointError",
     "EvaluateDisabled",
@@ -100,14 +110,18 @@ __all__ = [
     "NavigationFailed",
     "NavigationResult",
     "NavigationTimeout",
+    "NetworkReport",
+    "NetworkRequest",
     "NoHistoryEntry",
     "NotActionable",
     "PageBusy",
     "PathNotAllowed",
     "PendingDialog",
+    "PolicyDecision",
     "PolicyDenied",
     "ProfileInUse",
     "RefError",
+    "RequestDetails",
     "ScriptError",
     "SessionClosed",
     "SessionError",
@@ -117,6 +131,7 @@ __all__ = [
     "Snapshot",
     "SnapshotNode",
     "StaleRefError",
+    "StorageResult",
     "SupervisorState",
     "Tab",
     "TabClosed",
@@ -125,6 +140,8 @@ __all__ = [
     "TabNotFound",
     "TabwardenError",
     "UnknownRef",
+    "UrlPolicy",
+    "Verdict",
     "__version__",
     "attach",
     "launch",

@@ -57,6 +57,7 @@ def local_backend(config: Config, session_name: str = "default") -> Backend:
             session_name=session_name,
             extra_args=tuple(browser.extra_args),
             window_size=(browser.window_width, browser.window_height),
+            allow_foreign_profile=config.safety.allow_attach,
         )
     )
 
@@ -70,15 +71,18 @@ def launch(
     args: Sequence[str] = (),
     name: str = "default",
     config: Config | None = None,
+    secrets_file: str | Path | None = None,
     timeout_ms: float | None = None,
 ) -> SessionStart:
     """Launch a local Chromium and return its session.
 
     ``isolated=True`` uses a throwaway profile removed on close; otherwise the
     persistent profile of this workspace (and session ``name``) is used.
-    Unset arguments come from ``config`` (default: :func:`tabwarden.load_config`).
+    ``secrets_file``: a dotenv file whose values ``session.redactor`` replaces by
+    their names. Unset arguments come from ``config`` (default:
+    :func:`tabwarden.load_config`).
     """
-    config = (config or load_config()).model_copy(deep=True)
+    config = _configured(config, secrets_file)
     browser = config.browser
     if isolated is not None:
         browser.isolated = isolated
@@ -101,13 +105,29 @@ def attach(
     dialog_bridge: bool = False,
     name: str = "default",
     config: Config | None = None,
+    secrets_file: str | Path | None = None,
     timeout_ms: float | None = None,
 ) -> SessionStart:
     """Attach to a running browser by its CDP endpoint (``http://host:9222`` or ``ws://…``).
 
+    It needs the user's consent: ``consent=True`` once they agreed, or a callable
+    shown the :class:`~tabwarden.AttachRequest` (browser, profile, open tabs) that
+    returns True; unset, ``safety.allow_attach`` decides. Without consent it fails
+    with :class:`~tabwarden.ConsentRequired` saying what it would control.
+
     Closing the session closes only the tabs it opened; the browser keeps running.
     ``dialog_bridge=True`` for a backend whose proxy auto-dismisses native dialogs.
     """
-    config = config or load_config()
+    config = _configured(config, secrets_file)
+    if consent is None:
+        consent = config.safety.allow_attach
     backend = CDPEndpoint(cdp_url, consent=consent, needs_dialog_bridge=dialog_bridge)
     return SessionStart(lambda: BrowserSession(backend, name=name, config=config), timeout_ms)
+
+
+def _configured(config: Config | None, secrets_file: str | Path | None) -> Config:
+    """A copy of ``config`` (default: the loaded one) with the call's own settings."""
+    config = (config or load_config()).model_copy(deep=True)
+    if secrets_file is not None:
+        config.safety.secrets_file = Path(secrets_file)
+    return config

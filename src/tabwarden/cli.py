@@ -19,8 +19,12 @@ that starts it; later changes apply after ``tabwarden daemon stop``. Images (scr
 are written to ``--out FILE`` or to ``<tab>-<time>.<format>`` in the current folder, and
 their paths printed (``image_files`` with ``--json``).
 
-``tabwarden mcp --cdp-endpoint URL`` makes every client drive that running browser
-(giving it is the user's consent to attach).
+Safety: ``--secrets FILE`` (tool commands, ``mcp``, ``daemon run``) names a dotenv file
+whose values are replaced by ``[secret:NAME]`` in everything printed or logged.
+Attaching to a running browser needs the user's consent: ``tabwarden attach URL
+--allow-attach`` (or ``--consent``), and ``tabwarden mcp --cdp-endpoint URL
+--allow-attach`` to make every MCP client drive that browser; without it the call fails
+with a ConsentRequired error saying what the browser holds.
 
 Also: ``schema`` (tool definitions as JSON for other harnesses), ``mcp`` (the MCP
 server), ``demo``, ``version`` and ``doctor``.
@@ -71,6 +75,7 @@ from .backends.executable import find_browser
 from .backends.reaper import pid_alive
 from .config import Config, load_config
 from .errors import BrowserError, DeadlineExceeded, InvalidArgument, TabwardenError
+from .safety.redaction import process_redactor
 from .surfaces import daemon
 from .tools import registry
 from .tools.catalog import TOOLS
@@ -242,6 +247,32 @@ def schema_command(
     typer.echo(json.dumps(registry.schema(specs, format), indent=2, ensure_ascii=False))
 
 
+_SecretsFileOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--secrets",
+        metavar="FILE",
+        help="A dotenv file (NAME=value) of your secrets: each value is replaced by "
+        "[secret:NAME] in what reaches the model or a log.",
+    ),
+]
+_AllowAttachOption = Annotated[
+    bool,
+    typer.Option(
+        "--allow-attach",
+        help="The user consents to driving a browser (or profile) that is not tabwarden's "
+        "own: --cdp-endpoint, browser_attach, a --user-data-dir in browser.extra_args.",
+    ),
+]
+
+
+def _apply_safety_flags(config: Config, secrets: Path | None, allow_attach: bool) -> None:
+    if secrets is not None:
+        config.safety.secrets_file = secrets.expanduser().resolve()
+    if allow_attach:
+        config.safety.allow_attach = True
+
+
 @app.command("mcp")
 def mcp_command(
     http: Annotated[
@@ -314,9 +345,12 @@ def mcp_command(
         str | None,
         typer.Option("--user-agent", metavar="UA", help="The browser's User-Agent string."),
     ] = None,
+    secrets: _SecretsFileOption = None,
+    allow_attach: _AllowAttachOption = False,
 ) -> None:
     """Run the MCP server (stdio by default, or HTTP)."""
     config = load_config(config_file)
+    _apply_safety_flags(config, secrets, allow_attach)
     _apply_browser_flags(
         config,
         headless=headless,
@@ -412,6 +446,8 @@ def daemon_run(
         Path | None,
         typer.Option("--config", metavar="FILE", help="The tabwarden YAML config file."),
     ] = None,
+    secrets: _SecretsFileOption = None,
+    allow_attach: _AllowAttachOption = False,
 ) -> None:
     """Run a session's daemon in the foreground (tool commands start it by themselves)."""
     logging.basicConfig(
@@ -419,7 +455,10 @@ def daemon_run(
         format="%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
-    config = load_config(config_file) if config_file is not None else None
+    config = None
+    if config_file is not None or secrets is not None or allow_attach:
+        config = load_config(config_file)
+        _apply_safety_flags(config, secrets, allow_attach)
     daemon.run_daemon(session, config=config, idle_timeout_s=idle_timeout)
 
 
@@ -498,7 +537,14 @@ _PATH_FIELDS = frozenset({"paths"})
 _GRACE_S = 30.0
 """More than the call's own deadline: starting the daemon and, on first use, the browser."""
 _DEFAULT_WAIT_S = 180.0
-_CLIENT_KWARGS = ("cli_session", "cli_json", "cli_timeout_ms", "cli_out")
+_CLIENT_KWARGS = (
+    "cli_session",
+    "cli_json",
+    "cli_timeout_ms",
+    "cli_out",
+    "cli_secrets",
+    "cli_allow_attach",
+)
 
 _Kind = Literal["text", "number", "choice", "flag", "list", "json"]
 
@@ -672,6 +718,39 @@ def _common_parameters(spec: ToolSpec, plan: list[_Param]) -> list[inspect.Param
                 ],
             )
         )
+    common.append(
+        inspect.Parameter(
+            "cli_secrets",
+            keyword,
+            default=None,
+            annotation=Annotated[
+                Path | None,
+                typer.Option(
+                    "--secrets",
+                    metavar="FILE",
+                    help="A dotenv file (NAME=value) of secrets to replace by [secret:NAME] "
+                    "in what the session prints, from now on.",
+                    rich_help_panel=_COMMON_PANEL,
+                ),
+            ],
+        )
+    )
+    if spec.name == "browser_attach":
+        common.append(
+            inspect.Parameter(
+                "cli_allow_attach",
+                keyword,
+                default=False,
+                annotation=Annotated[
+                    bool,
+                    typer.Option(
+                        "--allow-attach",
+                        help="The user consents to this attach (the same as --consent).",
+                        rich_help_panel=_COMMON_PANEL,
+                    ),
+                ],
+            )
+        )
     if spec.name == "browser_screenshot":
         common.append(
             inspect.Parameter(
@@ -723,6 +802,9 @@ def _run_tool(spec: ToolSpec, plan: list[_Param], values: dict[str, Any]) -> Non
     as_json: bool = values.pop("cli_json", False)
     out: Path | None = values.pop("cli_out", None)
     wait_ms: float | None = values.pop("cli_timeout_ms", None)
+    secrets: Path | None = values.pop("cli_secrets", None)
+    if values.pop("cli_allow_attach", False):
+        values["consent"] = True
     arguments = _arguments(spec, plan, values)
     wait_ms = arguments.get("timeout_ms", wait_ms)
     if wait_ms is not None and not wait_ms > 0:
@@ -730,7 +812,12 @@ def _run_tool(spec: ToolSpec, plan: list[_Param], values: dict[str, Any]) -> Non
             f"{command_name(spec)}: --timeout-ms must be more than 0", hint="give milliseconds"
         )
     wait_s = wait_ms / 1000 + _GRACE_S if wait_ms is not None else _DEFAULT_WAIT_S
-    reply = daemon.send(session, {"tool": spec.name, "arguments": arguments}, wait_s)
+    request: dict[str, Any] = {"tool": spec.name, "arguments": arguments}
+    if secrets is not None:
+        path = secrets.expanduser().resolve()
+        process_redactor().add_secrets_file(path)  # readable? and this process hides them too
+        request["secrets_file"] = str(path)
+    reply = daemon.send(session, request, wait_s)
     result = daemon.unwrap(reply)
     images = result.pop("image_data", None) or []
     paths = _save_images(images, out, result, arguments) if images else []
@@ -941,4 +1028,4 @@ def _browser_version(executable: str) -> str:
 
 
 def _error(message: str) -> None:
-    typer.echo(f"error: {message}", err=True)
+    typer.echo(f"error: {process_redactor().redact_text(message)}", err=True)

@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .errors import ConfigError
+from .safety.url_policy import parse_host_pattern
 
 __all__ = [
     "BrowserConfig",
@@ -130,19 +131,100 @@ class TimeoutConfig(_Section):
 class SafetyConfig(_Section):
     """Redaction of what reaches the model or a log, and consent to attach."""
 
-    # Fields owned by the redaction/consent work (safety/redaction.py).
+    redact: bool = Field(
+        True,
+        description="Replace tokens, API keys, private keys, passwords and session values "
+        "in what reaches the model with [redacted:<kind>] (the secrets file is applied "
+        "either way; logs are always redacted).",
+    )
+    secrets_file: Path | None = Field(
+        None,
+        description="A dotenv-style file (NAME=value lines) of your own secrets: every "
+        "value found in what reaches the model or a log is replaced by [secret:NAME]. "
+        "Values under 4 characters are ignored. Also --secrets FILE.",
+    )
+    allow_attach: bool = Field(
+        False,
+        description="Consent, given once, to drive a browser or profile that is not "
+        "tabwarden's own: attaching to a running browser by its CDP URL, or "
+        "--user-data-dir/--profile-directory in browser.extra_args. Also --allow-attach. "
+        "Off: each attach needs consent=True.",
+    )
 
 
 class PolicyConfig(_Section):
     """Where pages may go: schemes, allow/deny lists, blocked networks (safety/url_policy.py)."""
 
-    # Fields owned by the URL policy work.
+    allow: list[str] = Field(
+        default_factory=list,
+        description="Hosts pages may load; empty: every host the deny list and the network "
+        "switches leave. `example.com` is that host only, `*.example.com` it and its "
+        "subdomains, `*` every host; an IP address or CIDR range (`10.0.0.0/8`) matches "
+        "addresses; `:port` and `https://` narrow an entry. Cloud metadata endpoints stay "
+        "blocked whatever it says.",
+    )
+    deny: list[str] = Field(
+        default_factory=list,
+        description="Hosts pages may never load, written like allow entries; checked before "
+        "the allow list.",
+    )
+    allow_file: bool = Field(
+        False,
+        description="Allow file: URLs, only for files inside the workspace (symlinks resolved).",
+    )
+    block_private_networks: bool = Field(
+        False,
+        description="Block private network hosts: RFC 1918, link-local, CGNAT, unique-local "
+        "IPv6, and intranet names (no dot, .local, .internal, .lan…). Hosts are judged as "
+        "written, not as resolved.",
+    )
+    block_loopback: bool = Field(
+        False,
+        description="Block this machine's own addresses: 127.0.0.0/8, ::1, 0.0.0.0, "
+        "localhost and *.localhost.",
+    )
+    intercept_subresources: bool = Field(
+        False,
+        description="Judge every request a page makes (images, scripts, XHR/fetch…), not "
+        "only the documents of pages, frames and popups. Costs a round trip per request.",
+    )
+
+    @field_validator("allow", "deny", mode="before")
+    @classmethod
+    def _host_list(cls, value: object) -> object:
+        if isinstance(value, str):  # from the environment: YAML/JSON list or comma-separated
+            parsed = yaml.safe_load(value) if value.lstrip().startswith("[") else None
+            value = parsed if isinstance(parsed, list) else [v.strip() for v in value.split(",")]
+        if isinstance(value, list):
+            for entry in value:
+                parse_host_pattern(entry)  # a ValueError names the bad entry
+        return value
 
 
 class DiagnosticsConfig(_Section):
     """Console and network buffers (diagnostics/console.py, diagnostics/network.py)."""
 
-    # Fields owned by the console/network work.
+    console_entries: int = Field(
+        500,
+        ge=10,
+        le=100_000,
+        description="Console messages, uncaught exceptions and browser notices kept per tab "
+        "(a ring: the oldest go first, and reads say how many were dropped).",
+    )
+    network_entries: int = Field(
+        500,
+        ge=10,
+        le=100_000,
+        description="Network requests kept per tab (a ring: the oldest go first, and "
+        "listings say how many were dropped).",
+    )
+    body_max_bytes: int = Field(
+        20_000,
+        ge=256,
+        le=10_000_000,
+        description="A request's post data and response body, when asked for, are cut at "
+        "this many bytes; binary bodies are summarised by type and size.",
+    )
 
 
 class FilesConfig(_Section):
@@ -157,6 +239,33 @@ class FilesConfig(_Section):
     upload_dirs: list[Path] = Field(
         default_factory=list,
         description="Folders besides the workspace that uploads and state files may be read from.",
+    )
+    max_downloads: int = Field(
+        100,
+        ge=1,
+        le=10_000,
+        description="Downloads remembered per session (a ring: the oldest finished ones are "
+        "forgotten first; the files stay on disk).",
+    )
+    recording_max_frames: int = Field(
+        1_800,
+        ge=10,
+        le=100_000,
+        description="Screencast frames a recording keeps (a ring: older frames are dropped "
+        "and counted).",
+    )
+    recording_max_bytes: int = Field(
+        64 * 1024 * 1024,
+        ge=1024 * 1024,
+        le=2 * 1024**3,
+        description="Bytes of JPEG frames a recording keeps in memory (older frames are "
+        "dropped and counted).",
+    )
+    ffmpeg: str = Field(
+        "ffmpeg",
+        description="The ffmpeg that turns recordings into WebM (a name on PATH or a path); "
+        "when it is missing or fails, recordings are written as a self-contained HTML "
+        "player. Empty: always the HTML player.",
     )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -52,6 +53,8 @@ class FrameRegistry:
         self._sessions: dict[str | None, CDPSession] = {main_session.session_id: main_session}
         self._contexts: dict[str, int] = {}
         self._unique_contexts: dict[str, str] = {}
+        self._worlds: dict[str, int] = {}
+        """frame id → tabwarden's isolated world context in it (snapshot walker, refs)."""
         self.main_session = main_session
 
     # ---- reading -------------------------------------------------------------------
@@ -96,6 +99,19 @@ class FrameRegistry:
             if known == context_id:
                 del self._contexts[frame_id]
                 self._unique_contexts.pop(frame_id, None)
+        for frame_id, known in list(self._worlds.items()):
+            if known == context_id:
+                del self._worlds[frame_id]
+
+    def world_of(self, frame_id: str) -> int | None:
+        """tabwarden's isolated world context in the frame, when one is known to live."""
+        return self._worlds.get(frame_id)
+
+    def set_world(self, frame_id: str, context_id: int) -> None:
+        self._worlds[frame_id] = context_id
+
+    def forget_world(self, frame_id: str) -> None:
+        self._worlds.pop(frame_id, None)
 
     def loader_of(self, frame_id: str) -> str | None:
         info = self._frames.get(frame_id)
@@ -128,6 +144,8 @@ class FrameRegistry:
         """``Page.frameNavigated``: the frame is rendered by ``session`` with a new document."""
         frame_id = frame.get("id", "")
         old = self._frames.get(frame_id)
+        if old is None or old.loader_id != frame.get("loaderId", ""):
+            self._worlds.pop(frame_id, None)
         self._frames[frame_id] = FrameInfo(
             frame_id=frame_id,
             parent_id=frame.get("parentId") or (old.parent_id if old else None),
@@ -147,6 +165,7 @@ class FrameRegistry:
     def became_oopif(self, frame_id: str, session: CDPSession, url: str) -> None:
         """An iframe target attached: its frame is now rendered by its own session."""
         self.add_session(session)
+        self._worlds.pop(frame_id, None)
         old = self._frames.get(frame_id)
         self._frames[frame_id] = FrameInfo(
             frame_id=frame_id,
@@ -171,6 +190,7 @@ class FrameRegistry:
                     changed = True
         for fid in doomed:
             self._frames.pop(fid, None)
+            self._worlds.pop(fid, None)
 
     def set_loader(self, frame_id: str, loader_id: str) -> None:
         info = self._frames.get(frame_id)
@@ -196,10 +216,11 @@ class FrameTracker:
         self,
         main_session: CDPSession,
         main_frame_id: str,
-        extra_setup: list[tuple[str, dict[str, Any]]] | None = None,
+        extra_setup: Callable[[], list[tuple[str, dict[str, Any]]]] | None = None,
     ) -> None:
         self.registry = FrameRegistry(main_frame_id, main_session)
-        self._extra_setup = list(extra_setup or ())
+        self._extra_setup = extra_setup or list
+        """Read at each child's set-up: the session's settings may change meanwhile."""
         self._pending: set[asyncio.Future[None]] = set()
         self._tasks: set[asyncio.Task[None]] = set()
         self._subscriptions: list[Subscription] = []
@@ -288,9 +309,10 @@ class FrameTracker:
         budget = Budget(_CHILD_SETUP_S)
         commands: list[tuple[str, dict[str, Any] | None]] = [
             ("Page.enable", None),  # frame events and dialogs of the OOPIF
-            ("Runtime.enable", None),  # its console errors and execution contexts
+            ("Runtime.enable", None),  # its console messages and execution contexts
+            ("Network.enable", None),  # its requests, for the tab's network log
             ("Target.setAutoAttach", AUTO_ATTACH_IFRAMES),
-            *self._extra_setup,
+            *self._extra_setup(),
         ]
         if waiting:
             commands.append(("Runtime.runIfWaitingForDebugger", None))

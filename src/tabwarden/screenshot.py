@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import base64
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,9 +19,10 @@ from .errors import InvalidArgument
 from .snapshot.model import SnapshotNode
 
 if TYPE_CHECKING:
+    from .safety.paths import WorkspacePaths
     from .tab import Tab
 
-__all__ = ["FORMATS", "Screenshot", "capture"]
+__all__ = ["FORMATS", "Screenshot", "capture", "save_screenshot"]
 
 FORMATS = ("png", "jpeg")
 _OVERLAY_ID = "__tabwarden_marks__"
@@ -61,8 +62,12 @@ class Screenshot:
     """CSS pixels of the captured area."""
     marks: int = 0
     """How many refs were drawn (annotate=True)."""
+    path: Path | None = None
+    """Where it was saved in the workspace (``save``/``path``), if it was."""
 
     def save(self, path: str | Path) -> Path:
+        """Write the image to ``path`` (the caller's own choice of place; what an agent
+        asks to save goes through :func:`save_screenshot` into the workspace)."""
         target = Path(path)
         target.write_bytes(self.data)
         return target
@@ -77,7 +82,20 @@ class Screenshot:
             "height": self.height,
             "bytes": len(self.data),
             "marks": self.marks,
+            "path": None if self.path is None else str(self.path),
         }
+
+
+def save_screenshot(shot: Screenshot, paths: WorkspacePaths, name: str | None) -> Screenshot:
+    """Write the image into the workspace's screenshots folder: ``name`` is a file name
+    there (or a path inside the workspace); None gives a fresh time-stamped name.
+    Never overwrites a file, never writes outside the workspace (``PathNotAllowed``)."""
+    jpg = shot.format == "jpeg" and name is not None and name.lower().endswith(".jpg")
+    suffix = ".jpg" if jpg else f".{shot.format}"
+    target = paths.output_path("screenshots", name, suffix=suffix, stem="screenshot")
+    with target.open("xb") as file:
+        file.write(shot.data)
+    return replace(shot, path=target)
 
 
 async def capture(

@@ -19,7 +19,19 @@ from .cdp.connection import CDPConnection
 from .cdp.protocol import Event
 from .cdp.session import CDPSession
 from .config import Config
+from .diagnostics import emulation, storage
+from .diagnostics.downloads import Download, DownloadList, DownloadTracker
+from .diagnostics.emulation import EmulationResult, EmulationState
+from .diagnostics.recording import (
+    RecordingFile,
+    RecordingFormat,
+    ScreencastRecorder,
+    write_recording,
+)
+from .diagnostics.storage import StorageResult
+from .diagnostics.trace import TraceFile, TraceRecorder, TraceStarted
 from .errors import (
+    ActionError,
     BrowserCrashed,
     CDPError,
     CDPTimeout,
@@ -33,13 +45,19 @@ from .errors import (
 )
 from .metrics import Metrics
 from .navigation import NavigationResult, check_wait_until, normalize_url
+from .safety.guard import PolicyDecision
 from .safety.paths import WorkspacePaths
+from .safety.redaction import Redactor
+from .safety.reserved import check_raw_method
+from .safety.url_policy import Verdict
 from .supervisor.bridge import bridge_commands
 from .supervisor.dialogs import ClosedDialog
 from .supervisor.supervisor import Supervisor, SupervisorState
 from .tab import Tab, TabInfo, _dialog_action
 
 __all__ = ["BrowserSession"]
+
+_CLOSE_RETRY_S = 1.0
 
 logger = logging.getLogger("tabwarden.session")
 
@@ -68,6 +86,8 @@ class BrowserSession:
         self._reconnecting: asyncio.Task[None] | None = None
         self.metrics = Metrics()
         """Evaluation durations and outcomes, busy pages…: ``metrics.snapshot()``."""
+        self.redactor = Redactor.from_config(self.config.safety)
+        """Removes secrets from text and values meant for a model (``safety`` config)."""
         self._front: str | None = None
         """Target id of the tab the browser shows (the others render no frames)."""
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -77,6 +97,14 @@ class BrowserSession:
         self._closed = False
         self._lost_reason = ""
         self._paths: WorkspacePaths | None = None
+        self._downloads = DownloadTracker(
+            lambda: self.paths,
+            capacity=self.config.files.max_downloads,
+            tab_of_frame=self._tab_id_of_frame,
+        )
+        self._trace = TraceRecorder()
+        self._recordings: dict[str, ScreencastRecorder] = {}
+        """Screencasts in progress, by tab id (kept after their tab closed, until saved)."""
         bridge = self.config.browser.dialog_bridge
         self.supervisor = Supervisor(
             self,
@@ -144,6 +172,7 @@ class BrowserSession:
         if self._reconnecting is not None:
             self._reconnecting.cancel()
         try:
+            await self._save_files_on_close()
             if self.connected and not self.backend.owns_browser:
                 await self._close_own_tabs()
             elif self.connected:
@@ -169,6 +198,8 @@ class BrowserSession:
         """Open a tab (and load ``url`` in it); it becomes the active tab."""
         stage = check_wait_until(wait_until)
         target_url = normalize_url(url) if url is not None else None
+        if target_url is not None:
+            self.supervisor.guard.check_navigation(target_url)  # before a tab is opened for it
         async with self._operation(timeout_ms, "navigation") as budget:
             tab = self._pristine_tab() or await self._create_tab(budget)
             self._set_active(tab)
@@ -248,11 +279,24 @@ class BrowserSession:
                         budget=budget.child(2.0),
                     )
             with self.connection.event_queue(["Target.targetDestroyed"], None) as destroyed:
-                await self._browser_cdp().send(
-                    "Target.closeTarget", {"targetId": tab.target_id}, budget=budget
-                )
+                attempts = 0
                 while not tab.closed:
-                    await destroyed.get(budget, what=f"closing tab {tab.id}")
+                    # A close that lands while a navigation commits is answered with
+                    # success and then dropped by Chromium: ask again until it happens.
+                    try:
+                        await self._browser_cdp().send(
+                            "Target.closeTarget", {"targetId": tab.target_id}, budget=budget
+                        )
+                    except CDPError:
+                        if not attempts:
+                            raise
+                    attempts += 1
+                    with contextlib.suppress(DeadlineExceeded):
+                        while not tab.closed:
+                            await destroyed.get(
+                                budget.child(_CLOSE_RETRY_S), what=f"closing tab {tab.id}"
+                            )
+                    budget.check(what=f"closing tab {tab.id}")
 
     async def dialog(
         self,
@@ -284,6 +328,7 @@ class BrowserSession:
     ) -> dict[str, Any]:
         """Send a raw CDP command (an escape hatch; prefer the API): to the browser, to a
         tab (``target_id`` or tab id), or to a frame (``frame_id``, OOPIFs included)."""
+        check_raw_method(method)
         if target_id is None and frame_id is not None:
             target_id = next(
                 (
@@ -305,9 +350,248 @@ class BrowserSession:
 
     # ---- storage and emulation -----------------------------------------------------
 
+    _emulation: EmulationState = EmulationState()
+    _emulation_user_agent = ""
+    """The browser's own user agent (emulating a locale or platform keeps it)."""
+
+    def emulation_state(self) -> EmulationState:
+        """What this session emulates now, for every tab (never waits)."""
+        return self._emulation
+
+    async def emulate(
+        self,
+        device: str | None = None,
+        *,
+        width: int | None = None,
+        height: int | None = None,
+        device_scale_factor: float | None = None,
+        mobile: bool | None = None,
+        touch: bool | None = None,
+        user_agent: str | None = None,
+        platform: str | None = None,
+        accept_language: str | None = None,
+        locale: str | None = None,
+        timezone: str | None = None,
+        latitude: float | None = None,
+        longitude: float | None = None,
+        accuracy: float | None = None,
+        color_scheme: str | None = None,
+        reduced_motion: str | None = None,
+        offline: bool | None = None,
+        network: str | None = None,
+        latency_ms: float | None = None,
+        download_kbps: float | None = None,
+        upload_kbps: float | None = None,
+        cpu_throttling: float | None = None,
+        reset: bool = False,
+        timeout_ms: float | None = None,
+    ) -> EmulationResult:
+        """Emulate a device, user agent, locale, timezone, place, media, network or CPU in
+        every tab: open ones now, new tabs, popups and iframes from their start.
+
+        Only what is given changes (None keeps a setting); ``reset=True`` first returns
+        everything to the browser's own. ``device`` is a preset (``iphone-15``,
+        ``pixel-8``, ``desktop-1080p``… see ``emulation.DEVICES``); ``network`` a preset
+        (``slow-3g``, ``fast-3g``, ``4g``), ``none``, or custom via ``latency_ms``,
+        ``download_kbps``, ``upload_kbps``; ``cpu_throttling`` a slowdown factor.
+        ``color_scheme``/``reduced_motion`` take ``default`` and text settings ``""``
+        to stop emulating them. With nothing given it returns the current state.
+        ``platform`` (navigator.platform) reaches the pages open now and each new tab's
+        first page; Chromium may drop it on a later same-site navigation.
+        """
+        async with self._operation(timeout_ms, "action") as budget:
+            if not self._emulation_user_agent:
+                version = await self._browser_cdp().send("Browser.getVersion", budget=budget)
+                self._emulation_user_agent = version.get("userAgent", "")
+            new = emulation.updated(
+                self._emulation,
+                browser_user_agent=self._emulation_user_agent,
+                device=device,
+                width=width,
+                height=height,
+                device_scale_factor=device_scale_factor,
+                mobile=mobile,
+                touch=touch,
+                user_agent=user_agent,
+                platform=platform,
+                accept_language=accept_language,
+                locale=locale,
+                timezone=timezone,
+                latitude=latitude,
+                longitude=longitude,
+                accuracy=accuracy,
+                color_scheme=color_scheme,
+                reduced_motion=reduced_motion,
+                offline=offline,
+                network=network,
+                latency_ms=latency_ms,
+                download_kbps=download_kbps,
+                upload_kbps=upload_kbps,
+                cpu_throttling=cpu_throttling,
+                reset=reset,
+            )
+            if new == self._emulation:
+                return EmulationResult(new)
+            old, self._emulation = self._emulation, new  # new tabs set up from now get it
+            notes = await emulation.apply(self, old, new, budget)
+            return EmulationResult(new, emulation.change_notes(old, new) + tuple(notes))
+
+    async def save_storage_state(
+        self, file: str | None = None, *, timeout_ms: float | None = None
+    ) -> StorageResult:
+        """Save every cookie and the localStorage of each open origin to a storage state
+        file (Playwright's format) in the workspace's ``state`` folder: ``file`` is a
+        name there (or a path inside the workspace); default: a time-stamped name. The
+        file holds logins: it is written readable by its owner only."""
+        async with self._operation(timeout_ms, "action") as budget:
+            return await storage.save_state(self, budget, file)
+
+    async def load_storage_state(
+        self, file: str, *, timeout_ms: float | None = None
+    ) -> StorageResult:
+        """Load a storage state file (Playwright's format, from the workspace or an
+        allowed folder): its cookies, and each origin's localStorage, written through a
+        short-lived background tab that is served an empty page (no site is contacted)."""
+        async with self._operation(timeout_ms, "navigation") as budget:
+            return await storage.load_state(self, budget, file)
+
     # ---- files: downloads and traces ------------------------------------------------
 
+    async def downloads(
+        self, *, wait: bool = False, guid: str | None = None, timeout_ms: float | None = None
+    ) -> DownloadList:
+        """The session's downloads, oldest first: state, bytes, final path and size, and
+        executable types flagged (never opened or run). They are saved into the
+        workspace's ``downloads`` folder. ``wait=True`` waits until the downloads in
+        progress (or only ``guid``) finish, within ``timeout_ms``; still running at the
+        deadline is reported, not raised."""
+        async with self._operation(timeout_ms, "wait" if wait else "action") as budget:
+            if not wait:
+                return self._downloads.listing()
+            done = await self._downloads.wait(budget, guid)
+            waited = max(1, int(budget.elapsed() * 1000))
+            return self._downloads.listing(waited_ms=waited, still_running=not done)
+
+    async def cancel_download(self, guid: str, *, timeout_ms: float | None = None) -> Download:
+        """Cancel a download in progress (``Browser.cancelDownload``); returns its end state."""
+        async with self._operation(timeout_ms, "action") as budget:
+            return await self._downloads.cancel(self.connection, guid, budget)
+
+    async def trace_start(
+        self,
+        *,
+        categories: list[str] | None = None,
+        screenshots: bool = False,
+        timeout_ms: float | None = None,
+    ) -> TraceStarted:
+        """Start a performance trace of the whole browser (default categories: what the
+        DevTools Performance panel records; ``screenshots`` adds filmstrip frames).
+        One trace at a time per session; ``trace_stop`` saves it."""
+        async with self._operation(timeout_ms, "action") as budget:
+            return await self._trace.start(
+                self._browser_cdp(), budget, categories=categories, screenshots=screenshots
+            )
+
+    async def trace_stop(
+        self, path: str | None = None, *, timeout_ms: float | None = None
+    ) -> TraceFile:
+        """Stop the trace and save it as JSON in the workspace's ``traces`` folder
+        (``path``: a file name there, or a path inside the workspace); Chrome DevTools
+        and Perfetto open it."""
+        async with self._operation(timeout_ms, "wait") as budget:
+            return await self._trace.stop(self._browser_cdp(), self.paths, path, budget)
+
+    async def record_stop(
+        self,
+        tab_id: str | None = None,
+        path: str | None = None,
+        *,
+        format: RecordingFormat = "auto",
+        timeout_ms: float | None = None,
+    ) -> RecordingFile:
+        """Stop a tab's recording (``tab_id``; default: the only one, else the active
+        tab's) and save it in the workspace's ``recordings`` folder: WebM when ffmpeg is
+        available, else a self-contained HTML player. A closed tab's recording too."""
+        async with self._operation(timeout_ms, "action") as budget:
+            if tab_id is None and len(self._recordings) == 1:
+                tab_id = next(iter(self._recordings))
+            elif tab_id is None:
+                tab_id = self._active.id if self._active is not None else ""
+            elif tab_id not in self._recordings:
+                with contextlib.suppress(TabNotFound):
+                    tab_id = self.get_tab(tab_id).id  # a CDP target id
+            return await self._save_recording(tab_id, path, format, budget)
+
+    async def _save_recording(
+        self, tab_id: str, path: str | None, format: RecordingFormat, budget: Budget
+    ) -> RecordingFile:
+        recorder = self._recordings.get(tab_id)
+        if recorder is None:
+            recording = ", ".join(self._recordings) or "none"
+            raise ActionError(
+                f"tab {tab_id or '(none)'} is not being recorded (recording now: {recording})",
+                hint="start one with record_start, or name the recorded tab_id",
+            )
+        frames = await recorder.stop(budget)
+        saved = await write_recording(
+            frames,
+            self.paths,
+            path,
+            budget,
+            format=format,
+            ffmpeg=self.config.files.ffmpeg,
+            dropped=recorder.statistics().dropped,
+            started_at=recorder.started_at,
+            title=f"tabwarden recording of tab {tab_id}",
+        )
+        self._recordings.pop(tab_id, None)  # only once saved: a refused path can be retried
+        return saved
+
+    async def _save_files_on_close(self) -> None:
+        """A trace or recording still running when the session closes is saved first;
+        an attached browser gets its own download behaviour back."""
+        if self.connected and not self.backend.owns_browser:
+            with contextlib.suppress(TabwardenError):
+                await self._downloads.restore(self.connection, Budget(2.0))
+        if self._trace.active and self.connected:
+            try:
+                trace = await self._trace.stop(self._browser_cdp(), self.paths, None, Budget(30.0))
+                logger.warning("session %r closed mid-trace: saved to %s", self.name, trace.path)
+            except (TabwardenError, OSError) as exc:
+                logger.warning("session %r closed mid-trace; saving it failed: %s", self.name, exc)
+        for tab_id in list(self._recordings):
+            try:
+                saved = await self._save_recording(tab_id, None, "html", Budget(10.0))
+                logger.warning(
+                    "session %r closed mid-recording: saved to %s", self.name, saved.path
+                )
+            except (TabwardenError, OSError) as exc:
+                logger.warning("session %r: saving a recording failed: %s", self.name, exc)
+            self._recordings.pop(tab_id, None)
+
+    def _tab_id_of_frame(self, frame_id: str) -> str | None:
+        """The tab whose page (or one of its frames) is ``frame_id``."""
+        for tab in self._tabs.values():
+            if tab.target_id == frame_id:
+                return tab.id
+            if tab._frames is not None and tab._frames.registry.get(frame_id) is not None:
+                return tab.id
+        return None
+
     # ---- safety: URL policy -------------------------------------------------------
+
+    def check_url(self, url: str) -> Verdict:
+        """What the URL policy says about ``url`` as a page (nothing is loaded or recorded)."""
+        return self.supervisor.guard.policy.check(url)
+
+    def policy_decisions(
+        self, *, tab_id: str | None = None, blocked_only: bool = False
+    ) -> list[PolicyDecision]:
+        """Recent URL policy decisions, oldest first (a ring of 100; blocked ones also in a
+        ring of 50): every page, frame and popup document, and every blocked request.
+        With ``tab_id``, that tab's and those of the popups it opened."""
+        tab = self.get_tab(tab_id) if tab_id is not None else None
+        return self.supervisor.guard.decisions(tab=tab, blocked_only=blocked_only)
 
     # ---- internal ------------------------------------------------------------------
 
@@ -367,12 +651,21 @@ class BrowserSession:
             await (await tab._ready_session(budget)).send("Page.bringToFront", budget=budget)
             self._front = tab.target_id
 
-    def setup_commands(self) -> list[tuple[str, dict[str, Any]]]:
-        """Commands every page and frame session runs while it is set up (paused)."""
+    def setup_commands(self, *, top_level: bool = True) -> list[tuple[str, dict[str, Any]]]:
+        """Commands every page (``top_level``) and frame session runs while it is set up
+        (paused)."""
         commands: list[tuple[str, dict[str, Any]]] = []
         if self.supervisor.bridge:
             commands += bridge_commands()
         # Each topic below adds what a new page or frame session needs before it runs.
+        # diagnostics: browser-side notices (CSP violations, failed loads) for the console log
+        commands.append(("Log.enable", {}))
+        # safety: URL policy (with the dialog bridge's pattern): one Fetch.enable per session
+        commands += self.supervisor.fetch_commands()
+        # storage and emulation: what the session emulates (nothing when at the defaults)
+        commands += emulation.commands(
+            self._emulation, self._emulation_user_agent, top_level=top_level, full=False
+        )
         return commands
 
     def _tab_by_id(self, tab_id: str) -> Tab | None:
@@ -455,6 +748,8 @@ class BrowserSession:
                 {"discover": True, "filter": [{"type": "page"}]},
                 budget=budget,
             )
+            # Downloads go to the workspace before any page can start one.
+            await self._downloads.enable(connection, budget)
             # Pages (popups included) attach paused, so a tab is set up before its
             # first script runs; each is resumed once set up (Tab._setup).
             await browser.send(

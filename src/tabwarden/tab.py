@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
@@ -20,7 +20,14 @@ from .budget import Budget
 from .cdp.protocol import Event, gc_paused
 from .cdp.session import CDPSession
 from .content import ImageList, PageContent, page_content, page_images
+from .diagnostics import storage
+from .diagnostics.console import ConsoleReport
+from .diagnostics.network import NetworkReport, RequestFilter
+from .diagnostics.pdf import PdfFile, print_options, save_pdf
+from .diagnostics.recording import RecordingFile, RecordingStarted, ScreencastRecorder
+from .diagnostics.storage import StorageResult
 from .errors import (
+    ActionError,
     CDPError,
     CDPTimeout,
     DeadlineExceeded,
@@ -42,17 +49,17 @@ from .navigation import (
     WaitUntil,
     _Outcome,
     check_wait_until,
-    navigation_failure,
     normalize_url,
 )
-from .screenshot import Screenshot
+from .safety.reserved import check_raw_method
+from .screenshot import Screenshot, save_screenshot
 from .screenshot import capture as capture_screenshot
 from .snapshot import DEFAULT_MAX_CHARS, RefTable, Snapshot, SnapshotNode, page_lines, parse_ref
 from .snapshot.build import build_tree
-from .snapshot.capture import capture_frames
 from .snapshot.render import render_lines
+from .snapshot.walker import walk_frames
 from .supervisor.dialogs import ClosedDialog, PendingDialog
-from .supervisor.supervisor import ConsoleEntry, SupervisorState
+from .supervisor.supervisor import SupervisorState
 
 if TYPE_CHECKING:
     from .session import BrowserSession
@@ -177,7 +184,8 @@ class Tab:
 
         Returns the final URL, title and HTTP status (a 4xx/5xx status is reported,
         not raised). A dialog opened during the load ends the wait early and is
-        reported in ``dialog``.
+        reported in ``dialog``. A URL the URL policy refuses, or a redirect to one,
+        raises ``PolicyDenied`` naming the rule.
         """
         stage = check_wait_until(wait_until)
         target_url = normalize_url(url)
@@ -228,7 +236,13 @@ class Tab:
         """
         async with self._browser._operation(timeout_ms, "action", self) as budget:
             return await self._snapshot(
-                budget, full=full, scope=scope, max_chars=max_chars, cursor=cursor, find=find
+                budget,
+                full=full,
+                scope=scope,
+                max_chars=max_chars,
+                cursor=cursor,
+                find=find,
+                summary=True,
             )
 
     async def dialog(
@@ -410,11 +424,13 @@ class Tab:
     async def upload_file(
         self, ref: str, paths: list[str] | str, *, timeout_ms: float | None = None
     ) -> Receipt:
-        """Set the files of an <input type=file>."""
+        """Set the files of an <input type=file>. Files come only from the workspace or a
+        folder allowed in ``files.upload_dirs`` (relative paths are taken from the
+        workspace); anything else raises ``PathNotAllowed``."""
 
         async def body(budget: Budget) -> tuple[str, str]:
             element = await resolve(self, ref, budget)
-            files = await forms.set_files(element, _as_list(paths), budget)
+            files = await forms.set_files(element, _as_list(paths), budget, self._browser.paths)
             return element.label, "attached " + ", ".join(Path(f).name for f in files)
 
         return await self._act("upload_file", timeout_ms, body, ref)
@@ -540,10 +556,6 @@ class Tab:
                 max_chars=max_chars,
             )
 
-    def console(self, max_entries: int = 50) -> list[ConsoleEntry]:
-        """Recent console errors and uncaught exceptions of this tab (its frames included)."""
-        return list(self._browser.supervisor.state(self).console_errors[-max_entries:])
-
     async def terminate_script(self, *, timeout_ms: float | None = None) -> bool:
         """Stop the script that keeps this page busy (``Runtime.terminateExecution`` on
         each of its frames' sessions). Returns True when something was busy."""
@@ -563,13 +575,15 @@ class Tab:
         format: str = "png",
         quality: int | None = None,
         annotate: bool = False,
+        save: bool = False,
         path: str | None = None,
         timeout_ms: float | None = None,
     ) -> Screenshot:
         """Capture the viewport, the full page (``full_page``) or one element (``ref``).
 
         ``annotate=True`` draws each interactive element's ref on the image.
-        ``path`` also writes the image there.
+        ``save=True`` or ``path`` (a file name, or a path inside the workspace) also
+        writes it into the workspace's screenshots folder; ``Screenshot.path`` says where.
         """
         async with self._browser._operation(timeout_ms, "action", self) as budget:
             await self._ready_session(budget)
@@ -588,15 +602,206 @@ class Tab:
                 )
             finally:
                 self._release_objects(self._object_group)
-            if path is not None:
-                shot.save(path)
+            if save or path is not None:
+                shot = save_screenshot(shot, self._browser.paths, path)
             return shot
 
     # ---- diagnostics: console and network (diagnostics/console.py, network.py) ------
 
+    async def console(
+        self,
+        *,
+        level: str | Sequence[str] | None = None,
+        since: Literal["all", "last_read"] = "all",
+        clear: bool = False,
+        max_entries: int = 50,
+        timeout_ms: float | None = None,
+    ) -> ConsoleReport:
+        """This tab's console: messages of every level, uncaught exceptions (with the top
+        of their stack) and browser notices, from all its frames, with source and line.
+
+        ``level`` keeps some levels (debug, log, info, warning, error — error includes
+        uncaught exceptions — exception) or console calls (assert, trace…);
+        ``since="last_read"`` only what came since the previous read; ``clear`` empties
+        the log after reading. The newest ``max_entries`` are returned; the report says
+        how many matched and how many the tab's ring dropped.
+        """
+        async with self._browser._operation(timeout_ms, "action", self):
+            return self._browser.supervisor.console.read(
+                self, level=level, since=since, clear=clear, max_entries=max_entries
+            )
+
+    async def network(
+        self,
+        *,
+        url: str | None = None,
+        type: str | Sequence[str] | None = None,
+        status: str | int | Sequence[str | int] | None = None,
+        request_id: str | None = None,
+        max_entries: int = 50,
+        clear: bool = False,
+        timeout_ms: float | None = None,
+    ) -> NetworkReport:
+        """This tab's requests (its frames included): method, URL, status, type, timing,
+        size and failure reason, newest ``max_entries`` of those matching.
+
+        ``url`` is a part of the URL or a ``/regex/``; ``type`` resource types (document,
+        xhr, fetch, script, image…); ``status`` codes (404), classes (4xx, 5xx), failed or
+        pending. ``request_id`` (r12 from a listing) returns that request's headers, post
+        data and response body instead, bodies cut at ``diagnostics.body_max_bytes``.
+        ``clear`` empties the log after reading.
+        """
+        log = self._browser.supervisor.network
+        if request_id is not None:
+            async with self._browser._operation(timeout_ms, "action", self) as budget:
+                return await log.details(self, request_id, budget)
+        request_filter = RequestFilter.parse(url, type, status)
+        async with self._browser._operation(timeout_ms, "action", self):
+            return log.list(self, request_filter, max_entries=max_entries, clear=clear)
+
+    def _diagnostics_line(self) -> list[str]:
+        """The snapshot header's console and network line (errors since the last one)."""
+        line = self._browser.supervisor.diagnostics_summary(self)
+        return [f"# {line}"] if line else []
+
     # ---- storage and emulation (diagnostics/storage.py, emulation.py) -----------------
 
+    async def storage(
+        self,
+        action: str = "get",
+        kind: str = "cookies",
+        *,
+        name: str | None = None,
+        value: str | None = None,
+        domain: str | None = None,
+        url: str | None = None,
+        path: str | None = None,
+        expires: float | None = None,
+        http_only: bool = False,
+        secure: bool = False,
+        same_site: str | None = None,
+        all: bool = False,
+        file: str | None = None,
+        timeout_ms: float | None = None,
+    ) -> StorageResult:
+        """Read or change this page's cookies, localStorage or sessionStorage.
+
+        ``action`` get, set, delete or clear; ``kind`` cookies, local or session.
+        Cookies default to those of the page's URL (``all=True``: every cookie of the
+        browser); ``domain``/``url``, ``path``, ``expires`` (Unix seconds),
+        ``http_only``, ``secure`` and ``same_site`` describe a cookie to set. ``save_state``
+        and ``load_state`` write or read a storage state ``file`` for the whole session
+        (see ``BrowserSession.save_storage_state``).
+        """
+        storage.check_request(action, kind)
+        if action == "save_state":
+            return await self._browser.save_storage_state(file, timeout_ms=timeout_ms)
+        if action == "load_state":
+            return await self._browser.load_storage_state(file or "", timeout_ms=timeout_ms)
+        async with self._browser._operation(timeout_ms, "action", self) as budget:
+            await self._ready_session(budget)
+            return await storage.run(
+                self,
+                budget,
+                action=action,
+                kind=kind,
+                name=name,
+                value=value,
+                domain=domain,
+                url=url,
+                path=path,
+                expires=expires,
+                http_only=http_only,
+                secure=secure,
+                same_site=same_site,
+                all=all,
+            )
+
     # ---- files: PDF and recording (diagnostics/pdf.py, recording.py) -----------------
+
+    async def save_pdf(
+        self,
+        path: str | None = None,
+        *,
+        landscape: bool = False,
+        print_background: bool = True,
+        scale: float = 1.0,
+        paper_format: str = "Letter",
+        page_ranges: str | None = None,
+        margins: str | None = None,
+        timeout_ms: float | None = None,
+    ) -> PdfFile:
+        """Print the page to a PDF in the workspace's ``pdf`` folder (``path``: a file
+        name there, or a path inside the workspace; default: a time-stamped name).
+
+        ``paper_format`` Letter, Legal, Tabloid, Ledger, A0 to A6; ``page_ranges`` like
+        ``"1-3, 5"``; ``margins`` CSS-like (``"1cm"``, ``"10mm 5mm"``). Needs headless
+        Chromium (a browser that refuses raises ``ActionError``).
+        """
+        params = print_options(
+            landscape=landscape,
+            print_background=print_background,
+            scale=scale,
+            paper_format=paper_format,
+            page_ranges=page_ranges,
+            margins=margins,
+        )
+        async with self._browser._operation(timeout_ms, "action", self) as budget:
+            session = await self._ready_session(budget)
+            self._check_no_dialog()
+            return await save_pdf(session, self._browser.paths, path, params, budget)
+
+    async def record_start(
+        self,
+        *,
+        quality: int = 70,
+        max_width: int | None = None,
+        max_height: int | None = None,
+        every_nth_frame: int = 1,
+        timeout_ms: float | None = None,
+    ) -> RecordingStarted:
+        """Start recording this tab's screen (JPEG screencast frames, sent when the page
+        repaints); ``record_stop`` saves them. One recording per tab."""
+        async with self._browser._operation(timeout_ms, "action", self) as budget:
+            session = await self._ready_session(budget)
+            self._check_no_dialog()
+            recordings = self._browser._recordings
+            if self.id in recordings:
+                raise ActionError(
+                    f"tab {self.id} is already being recorded",
+                    hint="stop it with record_stop first (one recording per tab)",
+                )
+            files = self._browser.config.files
+            recorder = ScreencastRecorder(
+                self.id,
+                session,
+                max_frames=files.recording_max_frames,
+                max_bytes=files.recording_max_bytes,
+                spawn=self._browser._spawn,
+            )
+            # A background tab paints nothing, so it would send no frames.
+            await self._browser._bring_to_front(self, budget)
+            started = await recorder.start(
+                budget,
+                quality=quality,
+                max_width=max_width,
+                max_height=max_height,
+                every_nth_frame=every_nth_frame,
+            )
+            recordings[self.id] = recorder
+            return started
+
+    async def record_stop(
+        self,
+        path: str | None = None,
+        *,
+        format: Literal["auto", "webm", "html"] = "auto",
+        timeout_ms: float | None = None,
+    ) -> RecordingFile:
+        """Stop recording and save it in the workspace's ``recordings`` folder: WebM when
+        ffmpeg is available (``auto``/``webm``), else a self-contained HTML player.
+        Works after the tab closed too (what was recorded is saved)."""
+        return await self._browser.record_stop(self.id, path, format=format, timeout_ms=timeout_ms)
 
     # ---- tab control ---------------------------------------------------------------
 
@@ -625,6 +830,7 @@ class Tab:
             raise InvalidArgument(
                 f"{method!r} is not a CDP method", hint="use Domain.method, e.g. Runtime.evaluate"
             )
+        check_raw_method(method)
         async with self._browser._operation(timeout_ms, "action", self) as budget:
             session = await self._ready_session(budget)
             params = dict(params or {})
@@ -678,7 +884,9 @@ class Tab:
         self._detached = False
         if self._frames is not None:
             self._frames.close()
-        self._frames = FrameTracker(session, self.target_id, self._browser.setup_commands())
+        self._frames = FrameTracker(
+            session, self.target_id, lambda: self._browser.setup_commands(top_level=False)
+        )
         session.subscribe("Page.lifecycleEvent", self._on_lifecycle)
         return asyncio.get_running_loop().create_task(
             self._setup(session, waiting_for_debugger), name=f"tab-setup {self.id}"
@@ -741,13 +949,16 @@ class Tab:
             self._ready.set_result(None)
 
     async def _navigate(self, url: str, stage: WaitUntil, budget: Budget) -> NavigationResult:
+        guard = self._browser.supervisor.guard
+        guard.check_navigation(url, self)  # a URL the policy refuses is never sent
         session = await self._ready_session(budget)
+        mark = guard.mark()
 
         async def trigger() -> str | None:
             reply = await session.send("Page.navigate", {"url": url}, budget=budget)
             error = reply.get("errorText", "")
             if error and error != _HTTP_STATUS_FAILURE:
-                raise navigation_failure(url, error)
+                raise guard.navigation_failure(self, url, error, mark)  # a redirect hop, say
             if reply.get("isDownload"):
                 raise NavigationFailed(
                     f"{url} is a download, not a page",
@@ -926,7 +1137,10 @@ class Tab:
         max_chars: int = DEFAULT_MAX_CHARS,
         cursor: int = 0,
         find: str | None = None,
+        summary: bool = False,
     ) -> Snapshot:
+        """``summary``: the header says what went wrong since the last such snapshot (the
+        agent's own snapshots; a receipt's diff must not use that up)."""
         await self._ready_session(budget)
         tracker = self._frames
         assert tracker is not None
@@ -936,19 +1150,22 @@ class Tab:
             state = self._browser.supervisor.state(self)
             header += _state_lines(state, self._dialogs_seen)
             self._dialogs_seen = {d.dialog.id for d in state.recent_dialogs}
+            header += self._diagnostics_line() if summary else []
             root = SnapshotNode(role="document", frame=self.target_id)
             page = page_lines(header, [], max_chars=max_chars, cursor=0)
             return Snapshot(self.id, self.url, self.title, full, root, page, [], state)
         await tracker.settled(budget)
-        data, _ = await asyncio.gather(
-            capture_frames(tracker.registry, budget), self._refresh_info(budget)
+        walks, _ = await asyncio.gather(
+            walk_frames(tracker.registry, budget, all_nodes=full or scope is not None),
+            self._refresh_info(budget),
         )
         with gc_paused():  # many small objects, no cycles: collections only cost time
-            root = build_tree(data, self.target_id, self.refs)
+            root = build_tree(walks, self.target_id, self.refs)
         header[0] = f"# tab {self.id} · {json.dumps(self.title, ensure_ascii=False)} · {self.url}"
         state = self._browser.supervisor.state(self)
         header += _state_lines(state, self._dialogs_seen)
         self._dialogs_seen = {d.dialog.id for d in state.recent_dialogs}
+        header += self._diagnostics_line() if summary else []
         view = root
         if scope is not None:
             view = self._scope_node(root, scope)

@@ -265,6 +265,22 @@ async def test_receipts_report_navigation_new_tabs_changes_and_console_errors(br
     await tab.close()
 
 
+async def test_receipts_see_what_the_action_queued_for_later(browser, server):
+    # Consequences deferred to a task (a zero-delay timer, a form submission) are part
+    # of what the action did: the receipt waits for the tasks the action queued.
+    tab = await browser.new_tab(server.url("/receipts.html"))
+    try:
+        changed = await tab.click(_ref(await tab.snapshot(), "Change later"))
+        assert any('"Changed later"' in line for line in changed.diff.added + changed.diff.changed)
+        moved = await tab.click(_ref(await tab.snapshot(), "Go later"))
+        assert moved.navigated and moved.title == "Second page"
+        await tab.back()
+        submitted = await tab.click(_ref(await tab.snapshot(), "Submit form"))
+        assert submitted.navigated and submitted.url == server.url("/second.html?q=x")
+    finally:
+        await tab.close()
+
+
 async def test_a_dialog_from_an_action_is_reported_and_blocks_promptly(browser, server):
     tab = await browser.new_tab(server.url("/receipts.html"))
     snap = await tab.snapshot()
@@ -342,3 +358,62 @@ async def test_wait_for_load_states(browser, server):
     with pytest.raises(InvalidArgument):
         await tab.wait(load_state="idle")
     await tab.close()
+
+
+async def test_a_click_fires_what_a_real_pointer_does_in_order(browser, server):
+    # The move, press and release are sent together: the renderer must still dispatch
+    # the move (and the hover it causes) before the press.
+    tab = await browser.new_tab(server.url("/pointer_events.html"))
+    try:
+        snap = await tab.snapshot()
+        await tab.click(_ref(snap, "Press"))
+        assert await _value(tab, "events") == [
+            "pointerover",
+            "pointerenter",
+            "mouseover",
+            "mouseenter",
+            "pointermove",
+            "mousemove",
+            "pointerdown",
+            "mousedown:1",
+            "pointerup",
+            "mouseup:1",
+            "click:1",
+        ]
+        await tab.click(_ref(snap, "Press"), click_count=2)
+        events = await _value(tab, "events")
+        tail = [e for e in events[11:] if e.startswith(("mousedown", "mouseup", "click", "dbl"))]
+        assert tail == [
+            "mousedown:1",
+            "mouseup:1",
+            "click:1",
+            "mousedown:2",
+            "mouseup:2",
+            "click:2",
+            "dblclick:2",
+        ]
+    finally:
+        await tab.close()
+
+
+async def test_an_element_that_moved_since_the_snapshot_is_clicked_where_it_is_now(browser, server):
+    tab = await browser.new_tab(server.url("/moving.html"))
+    try:
+        snap = await tab.snapshot()
+        await _value(tab, "document.getElementById('jumper').style.left = '400px'")
+        receipt = await tab.click(_ref(snap, "Jumper"))
+        assert receipt.title == "jumped"
+    finally:
+        await tab.close()
+
+
+async def test_an_element_that_keeps_moving_is_not_clicked(browser, server):
+    tab = await browser.new_tab(server.url("/moving.html"))
+    try:
+        snap = await tab.snapshot()
+        with pytest.raises(NotActionable) as info:
+            await tab.click(_ref(snap, "Spinner"))
+        assert info.value.reason == "unstable"
+        assert await _value(tab, "document.title") == "Moving"
+    finally:
+        await tab.close()

@@ -53,7 +53,7 @@ async def test_attach_through_the_proxy_opens_a_tab_and_reads_its_title(browser,
         assert version["Browser"] == browser.product
         assert version["Protocol-Version"]
 
-        session = await tabwarden.attach(proxy.http_url)
+        session = await tabwarden.attach(proxy.http_url, consent=True)
         assert session.endpoint.ws_url == ws_url  # the session talks to the proxy
         tab = await session.new_tab(server.url("/index.html"))
         assert tab.title == "Test home"
@@ -72,7 +72,7 @@ async def test_auto_dismiss_answers_a_confirm_with_false(browser, server):
     session = None
     try:
         await proxy.start()
-        session = await tabwarden.attach(proxy.http_url)
+        session = await tabwarden.attach(proxy.http_url, consent=True)
         tab = await session.new_tab(server.url("/index.html"))
         started = time.monotonic()
         # Without the proxy's answer the evaluation would block until the timeout.
@@ -163,7 +163,7 @@ async def test_drop_clients_closes_the_session_but_not_the_browser(browser, serv
     owner_tab = None
     try:
         await proxy.start()
-        session = await tabwarden.attach(proxy.http_url)
+        session = await tabwarden.attach(proxy.http_url, consent=True)
         sessions.append(session)
         tab = await session.new_tab(server.url("/index.html"))
         leftovers.append(tab.target_id)
@@ -176,7 +176,7 @@ async def test_drop_clients_closes_the_session_but_not_the_browser(browser, serv
         owner_tab = await browser.new_tab(server.url("/second.html"))
         assert owner_tab.title == "Second page"
         # The proxy kept listening: a new client gets through.
-        again = await tabwarden.attach(proxy.http_url)
+        again = await tabwarden.attach(proxy.http_url, consent=True)
         sessions.append(again)
         assert (await again.cdp("Browser.getVersion"))["product"] == browser.product
         assert proxy.connections == 2
@@ -196,18 +196,18 @@ async def test_stop_then_restart_serves_the_same_url_again(browser, server):
     try:
         ws_url = await proxy.start()
         port = proxy.port
-        first = await tabwarden.attach(proxy.http_url)
+        first = await tabwarden.attach(proxy.http_url, consent=True)
         sessions.append(first)
         leftovers.append((await first.new_tab(server.url("/index.html"))).target_id)
 
         await proxy.stop()
         await _wait_disconnected(first, "the client noticing the stopped proxy")
         with pytest.raises(EndpointError):
-            await tabwarden.attach(f"http://127.0.0.1:{port}", timeout_ms=3000)
+            await tabwarden.attach(f"http://127.0.0.1:{port}", consent=True, timeout_ms=3000)
 
         assert await proxy.restart() == ws_url
         assert proxy.port == port
-        second = await tabwarden.attach(f"http://127.0.0.1:{port}")
+        second = await tabwarden.attach(f"http://127.0.0.1:{port}", consent=True)
         sessions.append(second)
         tab = await second.new_tab(server.url("/second.html"))
         assert tab.title == "Second page"

@@ -212,3 +212,88 @@ async def test_snapshot_with_a_dialog_open_returns_at_once_and_says_so(tab, serv
     assert "dialog open: d-" in snap.text and 'alert "loaded and blocking"' in snap.text
     assert (await tab.dialog("accept")).dialog.message == "loaded and blocking"
     assert tab.pending_dialog is None
+
+
+async def test_a_ref_from_a_replaced_world_never_reaches_another_element(tab):
+    # Handles count from 1 in each of tabwarden's worlds. If the world is replaced (a
+    # reconnect makes a new one in the same document), an old handle number may now
+    # name another element: the world's token must make the old ref stale instead.
+    from tabwarden.budget import Budget
+    from tabwarden.snapshot.walker import world
+
+    await tab.navigate(
+        "data:text/html,<button onclick=\"document.title='first'\">First</button>"
+        "<button onclick=\"document.title='second'\">Second</button>"
+    )
+    first = _ref(await tab.snapshot(), "First")
+    context = await world(tab.frames, tab.target_id, Budget(5))
+    await tab.cdp(
+        "Runtime.evaluate",
+        {
+            "expression": "delete globalThis.__tabwardenWalker;"
+            " document.querySelector('button').remove()",
+            "contextId": context,
+        },
+    )
+    second = await tab.snapshot()  # the new world numbers "Second" as handle 1
+    assert _ref(second, "Second") != first
+    with pytest.raises(StaleRefError):
+        await tab.click(first)
+    title = await tab.cdp("Runtime.evaluate", {"expression": "document.title"})
+    assert title["result"]["value"] != "second"
+
+
+async def test_click_listeners_added_and_removed_later_are_seen(tab, server):
+    # Listener elements are resolved once per world and kept there: a listener added
+    # after a snapshot must show up, and one removed must stop counting.
+    await tab.navigate(server.url("/snap_basic.html"))
+    first = await tab.snapshot()
+    assert '- clickable "Has a click listener"' in first.text
+    await tab.cdp(
+        "Runtime.evaluate",
+        {
+            "expression": """
+              const old = document.getElementById('listener');
+              old.replaceWith(old.cloneNode(true));  // a clone has no listeners
+              const added = document.createElement('div');
+              added.textContent = 'Listens later';
+              added.addEventListener('mousedown', () => {});
+              document.body.append(added);
+            """
+        },
+    )
+    second = await tab.snapshot()
+    assert f'- clickable "Listens later" [ref={_ref(second, "Listens later")}]' in second.text
+    assert "Has a click listener" not in second.text
+    await tab.cdp(
+        "Runtime.evaluate",
+        {
+            "expression": """
+              const later = [...document.querySelectorAll('div')].at(-1);
+              const handler = () => {};
+              later.addEventListener('click', handler);
+              later.removeEventListener('click', handler);
+              later.replaceWith(later.cloneNode(true));
+              const kept = document.createElement('div');
+              kept.textContent = 'Stops listening';
+              const stop = () => {};
+              kept.addEventListener('click', stop);
+              document.body.append(kept);
+              window.__stop = () => kept.removeEventListener('click', stop);
+            """
+        },
+    )
+    assert "Stops listening" in (await tab.snapshot()).text
+    await tab.cdp("Runtime.evaluate", {"expression": "window.__stop()"})
+    assert "Stops listening" not in (await tab.snapshot()).text
+
+
+async def test_many_snapshots_in_a_row_keep_the_page_alive(tab, server):
+    # Reading click listeners through an isolated world's document crashed the
+    # renderer after about sixteen snapshots; the page must stay alive and answer.
+    await tab.navigate(server.url("/actions.html"))
+    for _ in range(40):
+        snap = await tab.snapshot(timeout_ms=5000)
+    assert '- clickable "A role-less card"' in snap.text
+    reply = await tab.cdp("Runtime.evaluate", {"expression": "1 + 1"}, timeout_ms=2000)
+    assert reply["result"]["value"] == 2

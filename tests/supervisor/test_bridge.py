@@ -33,7 +33,7 @@ async def proxy(browser):
 
 
 async def test_without_the_bridge_the_proxy_silently_answers_for_the_page(proxy, server):
-    async with tabwarden.attach(proxy.ws_url) as guest:
+    async with tabwarden.attach(proxy.ws_url, consent=True) as guest:
         tab = await guest.new_tab(server.url("/dialogs.html"))
         await tab.click(_ref(await tab.snapshot(), "Confirm"))
         await _title(guest, tab, "confirm=false")  # the bug the bridge exists for
@@ -55,7 +55,7 @@ async def test_without_the_bridge_the_proxy_silently_answers_for_the_page(proxy,
 async def test_bridge_round_trips_every_dialog_kind_exactly(
     proxy, server, button, answer, prompt_text, title
 ):
-    async with tabwarden.attach(proxy.ws_url, dialog_bridge=True) as guest:
+    async with tabwarden.attach(proxy.ws_url, consent=True, dialog_bridge=True) as guest:
         tab = await guest.new_tab(server.url("/dialogs.html"))
         receipt = await tab.click(_ref(await tab.snapshot(), button))
         dialog = receipt.dialog
@@ -71,7 +71,7 @@ async def test_bridge_round_trips_every_dialog_kind_exactly(
 
 
 async def test_bridge_covers_cross_origin_frames(proxy, server, other_origin):
-    async with tabwarden.attach(proxy.ws_url, dialog_bridge=True) as guest:
+    async with tabwarden.attach(proxy.ws_url, consent=True, dialog_bridge=True) as guest:
         tab = await guest.new_tab(server.url(f"/dialogs.html?child={other_origin.base}"))
         snap = await tab.snapshot()
         cross = [n.ref for n in snap.root.walk() if n.name == "Frame alert"][1]

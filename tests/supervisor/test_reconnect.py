@@ -23,6 +23,7 @@ async def _until(predicate, what: str, seconds: float = 10) -> None:
 def _config(give_up_s: float = 300) -> Config:
     config = Config()
     config.browser.reconnect_give_up_s = give_up_s
+    config.safety.allow_attach = True  # the user consented to attaching
     return config
 
 

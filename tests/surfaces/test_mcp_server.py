@@ -390,7 +390,9 @@ async def test_cdp_endpoint_option_makes_clients_drive_that_browser(server) -> N
 
     async with tabwarden.launch(isolated=True) as owner:
         options = MCPOptions(cdp_endpoint=owner.endpoint.ws_url)
-        runtime = _Runtime(options, tabwarden.Config(), select_tools(["core"]))
+        config = tabwarden.Config()
+        config.safety.allow_attach = True  # --allow-attach: the user consented
+        runtime = _Runtime(options, config, select_tools(["core"]))
         try:
             client = _Client("probe")
             ctx = client.context(runtime)

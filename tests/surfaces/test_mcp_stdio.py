@@ -84,7 +84,7 @@ async def test_stdio_end_to_end(run_dir: str, server: LocalServer) -> None:
         receipt = await ok(client, "browser_click", {"ref": ref_of(snapshot, "Confirm")})
         assert "dialog open: d-" in receipt, receipt
         answered = await ok(client, "browser_dialog", {"action": "accept"})
-        assert answered.startswith("accepted"), answered
+        assert "\naccepted d-" in answered, answered  # after the untrusted-data mark
         title = await ok(client, "browser_evaluate", {"expression": "document.title"})
         assert "confirm=true" in title
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..budget import Budget
@@ -13,6 +12,7 @@ from .keyboard import chord_events, parse_chord, text_events
 from .resolve import Element, call_on
 
 if TYPE_CHECKING:
+    from ..safety.paths import WorkspacePaths
     from ..tab import Tab
 
 __all__ = [
@@ -231,19 +231,19 @@ async def check_state(element: Element, budget: Budget) -> bool | str:
     return result
 
 
-async def set_files(element: Element, paths: list[str], budget: Budget) -> list[str]:
+async def set_files(
+    element: Element, paths: list[str], budget: Budget, workspace: WorkspacePaths
+) -> list[str]:
+    """Attach files to a file input. Each must resolve (symlinks followed, no '..'
+    escape) inside the workspace or a folder allowed for uploads (``PathNotAllowed``)."""
     if isinstance(paths, str):
         paths = [paths]
     resolved = []
     for path in paths:
-        file = Path(path).expanduser()
-        if not file.is_file():
-            raise InvalidArgument(
-                f"{path!r} is not a file", hint="give the path of an existing file to upload"
-            )
+        file = workspace.readable(path, what="file to upload")
         if not os.access(file, os.R_OK):
             raise InvalidArgument(f"{path!r} cannot be read", hint="check its permissions")
-        resolved.append(str(file.resolve()))
+        resolved.append(str(file))
     info = await call_on(element.session, element.object_id, _FILE_INPUT, budget)
     if info is None:
         raise NotActionable(

@@ -8,7 +8,9 @@ page session, which routes them into frames like a real pointer.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -44,7 +46,17 @@ _STATE = """function() {
   const disabled = this.disabled === true
     || this.getAttribute('aria-disabled') === 'true'
     || !!(this.closest && this.closest('fieldset[disabled]') && this.tagName !== 'LEGEND');
-  return {visible, disabled};
+  // Stable without waiting for frames: where the last snapshot saw it (at least a frame
+  // ago, in document coordinates), it still is.
+  let stable = false;
+  const walker = globalThis.__tabwardenWalker;
+  const seen = walker && walker.rects && walker.rects.get(this);
+  if (seen && performance.now() - seen[4] >= 16) {
+    const r = this.getBoundingClientRect();
+    stable = r.left + scrollX === seen[0] && r.top + scrollY === seen[1]
+      && r.width === seen[2] && r.height === seen[3];
+  }
+  return {visible, disabled, stable};
 }"""
 
 _NEXT_FRAME = """function() {
@@ -120,7 +132,13 @@ async def actionable_point(
             reason="disabled",
             hint="it may need other fields filled first; wait for it to be enabled, then retry",
         )
-    local = await _stable_center(element, budget)
+    if state.get("stable"):
+        center = await _quad_center(element, budget)
+        if center is None:
+            raise _hidden(element)
+        local = center
+    else:
+        local = await _stable_center(element, budget)
     hit = await _hit_test(element, local, budget)
     if hit is not None:
         raise NotActionable(
@@ -155,11 +173,16 @@ async def click(
         )
     if not 1 <= click_count <= 3:
         raise InvalidArgument(f"click_count={click_count} is out of range", hint="use 1, 2 or 3")
-    await _mouse(tab, "mouseMoved", point, budget, modifiers=modifiers)
+    # Sent at once, answered in order: the renderer dispatches the move (which would
+    # otherwise wait for the next frame) before the press that follows it.
+    events = [_mouse(tab, "mouseMoved", point, budget, modifiers=modifiers)]
     for count in range(1, click_count + 1):
         common = {"button": button, "clickCount": count, "modifiers": modifiers}
-        await _mouse(tab, "mousePressed", point, budget, buttons=_BUTTONS[button], **common)
-        await _mouse(tab, "mouseReleased", point, budget, buttons=0, **common)
+        events.append(
+            _mouse(tab, "mousePressed", point, budget, buttons=_BUTTONS[button], **common)
+        )
+        events.append(_mouse(tab, "mouseReleased", point, budget, buttons=0, **common))
+    await _in_order(events)
 
 
 async def hover(tab: Tab, point: Point, budget: Budget) -> None:
@@ -208,6 +231,15 @@ async def _drag_data(intercepted: Any, budget: Budget) -> dict[str, Any] | None:
         return None
     data: dict[str, Any] = event.params["data"]
     return data
+
+
+async def _in_order(sends: list[Coroutine[Any, Any, None]]) -> None:
+    """Run the sends concurrently (each is written to the socket in this order) and
+    raise the first failure, after all have finished."""
+    results = await asyncio.gather(*sends, return_exceptions=True)
+    for result in results:
+        if isinstance(result, BaseException):
+            raise result
 
 
 async def _mouse(tab: Tab, kind: str, point: Point, budget: Budget, **params: Any) -> None:
@@ -271,11 +303,13 @@ async def _hit_test(element: Element, point: Point, budget: Budget) -> str | Non
         return None  # nothing there to hit-test against: let the click decide
     if hit.get("backendNodeId") == element.backend_node_id:
         return None
-    resolved = await session.send(
-        "DOM.resolveNode",
-        {"backendNodeId": hit["backendNodeId"], "objectGroup": element.object_group},
-        budget=budget,
-    )
+    params: dict[str, Any] = {
+        "backendNodeId": hit["backendNodeId"],
+        "objectGroup": element.object_group,
+    }
+    if element.context_id is not None:
+        params["executionContextId"] = element.context_id
+    resolved = await session.send("DOM.resolveNode", params, budget=budget)
     other = resolved["object"]["objectId"]
     if await call_on(session, element.object_id, _CONTAINS, budget, {"objectId": other}):
         return None

@@ -7,7 +7,7 @@ diffed against the previous one, so the agent often needs no new snapshot.
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
 import json
 import time
 from dataclasses import dataclass, field
@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ..budget import Budget
 from ..cdp.protocol import Event, Subscription
 from ..errors import CDPError, DeadlineExceeded, TabwardenError
+from ..snapshot import Snapshot
 from ..snapshot.render import SnapshotDiff, diff_lines
 from ..supervisor.dialogs import ClosedDialog, PendingDialog
 from ..supervisor.supervisor import FrameNode
@@ -26,13 +27,27 @@ if TYPE_CHECKING:
 __all__ = ["ActionWatch", "Receipt"]
 
 _SETTLE_NAVIGATION_S = 5.0
-_SETTLE_FRAMES_S = 0.15  # a background tab renders no frames: do not wait long for them
+_SETTLE_TASKS_S = 0.15
 _MAX_CONSOLE = 5
 _MAX_DIFF_LINES = 30
 _AUTO_DIFF_MAX_LINES = 1_500
 
-# Two frames: a form submission or a script navigation is requested within them.
-_TWO_FRAMES = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(1))))"
+# A zero-delay timer fires after the timers and tasks the action's handlers queued (a
+# deferred navigation or re-render, a form submission): once it has, their CDP events
+# (navigation requested, a new target, console errors) were sent ahead of this reply.
+# (A posted message is not enough: after input Chromium holds timers back until the
+# next frame, and messages overtake them.) It resolves to whether the document changed
+# meanwhile (a MutationObserver), which tells a read taken during the wait from a stale one.
+_AFTER_QUEUED_TASKS = """new Promise(resolve => {
+  const observer = new MutationObserver(() => {});
+  observer.observe(document, {subtree: true, childList: true, attributes: true,
+                              characterData: true});
+  setTimeout(() => {
+    const changed = observer.takeRecords().length > 0;
+    observer.disconnect();
+    resolve(changed);
+  }, 0);
+})"""
 
 
 @dataclass(frozen=True)
@@ -58,6 +73,10 @@ class Receipt:
     diff: SnapshotDiff | None = None
     diff_skipped: str = ""
     """Why there is no diff, when one was not taken (e.g. a large page)."""
+    policy_blocks: list[str] = field(default_factory=list)
+    """Navigations, popups and requests the URL policy blocked during the action."""
+    downloads: list[str] = field(default_factory=list)
+    """Downloads the action started: ``name (url)``."""
 
     def text(self) -> str:
         """The compact form an agent reads."""
@@ -78,6 +97,8 @@ class Receipt:
             )
         for closed in self.closed_dialogs:
             lines.append(f"dialog closed: {closed.dialog.describe()} by {closed.closed_by}")
+        lines += self.policy_blocks
+        lines += [f"download started: {d} (see browser_downloads)" for d in self.downloads]
         for error in self.console_errors:
             lines.append(f"console error: {error}")
         if self.diff is not None and not self.diff.empty:
@@ -110,6 +131,8 @@ class Receipt:
             "recent_dialogs": [d.to_dict() for d in self.closed_dialogs],
             "frame_tree": [f.to_dict() for f in self.frame_tree],
             "console_errors": self.console_errors,
+            "policy_blocks": self.policy_blocks,
+            "downloads": self.downloads,
             "diff": None
             if self.diff is None
             else {
@@ -169,7 +192,6 @@ class ActionWatch:
     ) -> Receipt:
         """Let the page settle (bounded), then describe what happened."""
         tab = self._tab
-        await self._settle(budget)
         snapshot_diff = None
         skipped = ""
         mode = tab._browser.config.browser.receipt_diff
@@ -177,14 +199,26 @@ class ActionWatch:
             diff = False
         elif mode == "auto" and len(tab._last_view) > _AUTO_DIFF_MAX_LINES:
             diff, skipped = False, f"a large page: {len(tab._last_view):,} lines"
+        before = list(tab._last_view)
+        settling = asyncio.ensure_future(self._settle(budget))
+        early: asyncio.Future[tuple[bool, Snapshot | None]] | None = None
+        if diff and tab.pending_dialog is None and not self.loading:
+            # Read the page while it settles (the settle's observer is in place first:
+            # it was sent first); the read is kept when nothing changed after it.
+            early = asyncio.ensure_future(tab._until_dialog(tab._snapshot(budget.child(5.0))))
+        changed = await settling
         if diff and tab.pending_dialog is None:
-            before = list(tab._last_view)
-            try:
-                snapshot = await tab._snapshot(budget.child(5.0))
+            snapshot = await _result(early) if early is not None else None
+            if snapshot is None or changed or self.loading:
+                try:
+                    snapshot = await tab._snapshot(budget.child(5.0))
+                except TabwardenError:
+                    snapshot = None  # the action happened; a failed diff must not hide that
+            if snapshot is not None:
                 snapshot_diff = diff_lines(before, snapshot.lines, max_lines=_MAX_DIFF_LINES)
-            except TabwardenError:
-                snapshot_diff = None  # the action happened; a failed diff must not hide that
         else:
+            if early is not None:
+                await _result(early)
             await tab._refresh_info(budget)
         state = tab._browser.supervisor.state(tab)
         new_tabs = []
@@ -210,24 +244,40 @@ class ActionWatch:
             console_errors=self.console_errors[:_MAX_CONSOLE],
             diff=snapshot_diff,
             diff_skipped=skipped,
+            policy_blocks=await tab._browser.supervisor.guard.receipt_lines(
+                tab, self._wall_started, self.new_targets, budget
+            ),
+            downloads=tab._browser._downloads.started_since(tab.id, self._wall_started),
         )
 
-    async def _settle(self, budget: Budget) -> None:
-        """Two animation frames; a navigation that started: until DOMContentLoaded."""
+    async def _settle(self, budget: Budget) -> bool:
+        """Until the timers and tasks the action queued have run; a navigation that
+        started: until DOMContentLoaded (bounded). True when the document changed (or
+        may have) while it settled."""
         if self._tab.pending_dialog is not None:
-            return
+            return True
         if not self.loading:
-            with contextlib.suppress(DeadlineExceeded, CDPError):  # CDPError: it navigated
-                await self._tab.frames.main_session.send(
+            try:
+                reply = await self._tab.frames.main_session.send(
                     "Runtime.evaluate",
-                    {"expression": _TWO_FRAMES, "awaitPromise": True},
-                    budget=budget.child(_SETTLE_FRAMES_S),
+                    {"expression": _AFTER_QUEUED_TASKS, "awaitPromise": True},
+                    budget=budget.child(_SETTLE_TASKS_S),
                 )
+            except (DeadlineExceeded, CDPError):  # CDPError: it navigated
+                return True
+            if not self.loading:
+                return reply.get("result", {}).get("value") is not False
         if not self.loading:
-            return
+            return True
         wait = budget.child(_SETTLE_NAVIGATION_S)
         while not self._dom_ready() and self._tab.pending_dialog is None and not wait.expired:
+            if self._became_download():
+                return True  # the response was a download: no document will load
             await wait.sleep(0.02)  # still loading at the deadline: report what is known
+        return True
+
+    def _became_download(self) -> bool:
+        return bool(self._tab._browser._downloads.started_since(self._tab.id, self._wall_started))
 
     def _dom_ready(self) -> bool:
         return bool(self.loader_id) and "DOMContentLoaded" in self.lifecycle.get(
@@ -273,3 +323,14 @@ class ActionWatch:
         args = event.params.get("args", [])
         text = " ".join(str(a.get("value", a.get("description", ""))) for a in args)
         self.console_errors.append(text[:200])
+
+
+async def _result(
+    early: asyncio.Future[tuple[bool, Snapshot | None]],
+) -> Snapshot | None:
+    """The early read of the page, or None when it failed or a dialog cut it short."""
+    try:
+        finished, snapshot = await early
+    except TabwardenError:
+        return None
+    return snapshot if finished else None

@@ -15,6 +15,7 @@ from ..budget import Budget
 from ..cdp.session import CDPSession
 from ..errors import CDPError, InvalidArgument, StaleRefError, UnknownRef
 from ..snapshot.refs import parse_ref
+from ..snapshot.walker import element_by_handle
 
 if TYPE_CHECKING:
     from ..tab import Tab
@@ -33,8 +34,13 @@ class Element:
     session: CDPSession
     backend_node_id: int
     object_id: str
+    """A handle to the element in tabwarden's isolated world (page script cannot
+    interfere with what actions run on it)."""
     object_group: str
     """The action's group of remote objects, released when the action ends."""
+    context_id: int | None = None
+    """The world ``object_id`` lives in (None: the page's main world); objects passed
+    to functions on the element must come from the same one."""
 
 
 async def resolve(tab: Tab, target: str, budget: Budget) -> Element:
@@ -57,19 +63,23 @@ async def resolve(tab: Tab, target: str, budget: Budget) -> Element:
             ref=ref,
         )
     session = tab.frames.session_for(entry.frame_id)
-    try:
-        reply = await session.send(
-            "DOM.resolveNode",
-            {"backendNodeId": entry.backend_node_id, "objectGroup": tab._object_group},
-            budget=budget,
-        )
-    except CDPError:
-        raise StaleRefError(f"{label} was removed from the page", ref=ref) from None
-    object_id = reply["object"]["objectId"]
-    if not await call_on(session, object_id, "function() { return this.isConnected; }", budget):
+    found = await element_by_handle(
+        tab.frames, entry.frame_id, entry.handle, entry.world, tab._object_group, budget
+    )
+    if found is None:
         raise StaleRefError(f"{label} was removed from the page", ref=ref)
+    object_id, context_id = found
+    described = await session.send("DOM.describeNode", {"objectId": object_id}, budget=budget)
+    backend_node_id = int(described["node"]["backendNodeId"])
     return Element(
-        label, ref, entry.frame_id, session, entry.backend_node_id, object_id, tab._object_group
+        label,
+        ref,
+        entry.frame_id,
+        session,
+        backend_node_id,
+        object_id,
+        tab._object_group,
+        context_id,
     )
 
 

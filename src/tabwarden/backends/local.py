@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -14,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..budget import Budget
-from ..errors import BrowserLaunchError, DeadlineExceeded
+from ..errors import BrowserLaunchError, ConfigError, ConsentRequired, DeadlineExceeded
 from .base import Endpoint
 from .executable import find_browser
 from .profiles import claim_profile, workspace_profile_dir
@@ -27,7 +28,7 @@ from .reaper import (
     sweep_stale_run_dirs,
 )
 
-__all__ = ["LocalChromium", "LocalOptions", "chromium_args"]
+__all__ = ["LocalChromium", "LocalOptions", "chromium_args", "profile_switches"]
 
 _POLL_S = 0.01
 _GRACEFUL_EXIT_S = 5.0
@@ -70,6 +71,27 @@ class LocalOptions:
     session_name: str = "default"
     extra_args: Sequence[str] = field(default_factory=tuple)
     window_size: tuple[int, int] = (1280, 720)
+    allow_foreign_profile: bool = False
+    """The user consented to a profile of their choosing in ``extra_args``
+    (``--user-data-dir``, ``--profile-directory``): ``safety.allow_attach``."""
+
+
+_PROFILE_SWITCH = re.compile(r"^--?(user-data-dir|profile-directory)(=|$)", re.IGNORECASE)
+
+
+def profile_switches(args: Sequence[str]) -> list[str]:
+    """The switches in ``args`` that pick a profile other than tabwarden's own."""
+    return [arg for arg in args if _PROFILE_SWITCH.match(arg)]
+
+
+def _user_data_dir(args: Sequence[str]) -> Path | None:
+    """The folder a ``--user-data-dir=`` switch names (the last one, as in Chromium)."""
+    chosen = None
+    for arg in profile_switches(args):
+        name, _, value = arg.partition("=")
+        if name.lstrip("-").lower() == "user-data-dir" and value:
+            chosen = Path(value).expanduser()
+    return chosen
 
 
 def chromium_args(options: LocalOptions, profile: Path, *, as_root: bool) -> list[str]:
@@ -85,9 +107,15 @@ def chromium_args(options: LocalOptions, profile: Path, *, as_root: bool) -> lis
         args += ["--headless", "--disable-gpu", "--hide-scrollbars", "--mute-audio"]
     if as_root:
         args.append("--no-sandbox")  # Chromium refuses to run as root with its sandbox
-    args += list(options.extra_args)
+    # The profile folder is ``profile`` (a consented --user-data-dir was resolved into it).
+    args += [arg for arg in options.extra_args if not _is_user_data_dir(arg)]
     args.append("about:blank")
     return args
+
+
+def _is_user_data_dir(arg: str) -> bool:
+    match = _PROFILE_SWITCH.match(arg)
+    return match is not None and match.group(1).lower() == "user-data-dir"
 
 
 class LocalChromium:
@@ -122,6 +150,7 @@ class LocalChromium:
     async def start(self, budget: Budget) -> Endpoint:
         if self._process is not None:
             await self.close()
+        self._check_profile_switches()
         sweep_stale_run_dirs()
         executable = find_browser(self.options.executable)
         if not self.options.headless and not _has_display():
@@ -166,8 +195,33 @@ class LocalChromium:
 
     # ---- private -------------------------------------------------------------------
 
+    def _check_profile_switches(self) -> None:
+        """The workspace profile never silently becomes someone's real browser profile."""
+        switches = profile_switches(self.options.extra_args)
+        if not switches:
+            return
+        if not self.options.allow_foreign_profile:
+            raise ConsentRequired(
+                f"browser.extra_args choose another profile than tabwarden's own "
+                f"({', '.join(switches)}); it may be the user's own browser profile, with "
+                "their cookies and signed-in sessions",
+                hint="remove the switch (each workspace has its own profile; "
+                "browser.data_dir moves them), or, once the user agrees, set "
+                "safety.allow_attach: true (or --allow-attach)",
+            )
+        if self.options.isolated and _user_data_dir(self.options.extra_args) is not None:
+            raise ConfigError(
+                "an isolated (throwaway) profile and --user-data-dir in browser.extra_args "
+                "contradict each other",
+                hint="drop isolated, or drop the --user-data-dir switch",
+            )
+
     def _prepare_profile(self, run_dir: Path) -> Path:
-        if self.options.isolated:
+        chosen = _user_data_dir(self.options.extra_args)
+        if chosen is not None:  # consented to (_check_profile_switches)
+            profile = chosen
+            claim_profile(profile)
+        elif self.options.isolated:
             profile = run_dir / "profile"
             profile.mkdir()
         else:

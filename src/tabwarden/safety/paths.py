@@ -8,6 +8,7 @@ resolving symlinks and ``..``, so neither can lead outside.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from collections.abc import Iterable
@@ -76,19 +77,22 @@ class WorkspacePaths:
             upload_dirs=config.files.upload_dirs,
         )
 
-    def output_dir(self, kind: str) -> Path:
-        """The folder for one kind of output, created on first use."""
+    def output_dir(self, kind: str, *, create: bool = True) -> Path:
+        """The folder for one kind of output, created on first use (``create=False``:
+        only its path, for a writer that makes it itself, such as the browser)."""
         if kind not in OUTPUT_KINDS:
             raise ValueError(f"unknown output kind {kind!r}")
         folder = self.output_root / kind
-        folder.mkdir(parents=True, exist_ok=True)
+        if create:
+            folder.mkdir(parents=True, exist_ok=True)
         return folder
 
     def output_path(self, kind: str, name: str | None, *, suffix: str, stem: str = "") -> Path:
         """Where to write a new file: ``name`` inside the kind's folder (a relative path
         is taken as a name there; an absolute one must lie inside the workspace), or a
-        fresh time-stamped name. Never an existing file: ``-2``, ``-3``… are appended."""
-        folder = self.output_dir(kind)
+        fresh time-stamped name. Never an existing file: ``-2``, ``-3``… are appended.
+        Nothing is created before the name is judged."""
+        folder = self.output_dir(kind, create=False)
         if name is None or not name.strip():
             import time
 
@@ -103,12 +107,12 @@ class WorkspacePaths:
                     hint=f"give a file name (it is saved in {folder}) or a path inside {self.root}",
                 )
             folder = parent
-            folder.mkdir(parents=True, exist_ok=True)
         elif ".." in requested.parts:
             raise PathNotAllowed(
                 f"{name!r} climbs out of the output folder with '..'",
                 hint=f"give a plain file name; it is saved in {folder}",
             )
+        folder.mkdir(parents=True, exist_ok=True)
         file_name = safe_file_name(requested.name, fallback=f"{stem or kind}{suffix}")
         if suffix and not file_name.lower().endswith(suffix.lower()):
             file_name += suffix
@@ -119,6 +123,10 @@ class WorkspacePaths:
         be a regular file, and resolve (symlinks followed) inside an allowed folder."""
         given = Path(path).expanduser()
         candidate = given if given.is_absolute() else self.root / given
+        # Judge where it leads before whether it exists: no probing outside. (A symlink
+        # loop is reported by the strict resolve below.)
+        with contextlib.suppress(OSError, RuntimeError):
+            self._check_allowed(path, candidate, candidate.resolve(), what)
         try:
             real = candidate.resolve(strict=True)
         except (FileNotFoundError, NotADirectoryError):
@@ -128,20 +136,26 @@ class WorkspacePaths:
             ) from None
         except (OSError, RuntimeError) as exc:  # a symlink loop, a permission error
             raise PathNotAllowed(f"cannot read the {what} {str(path)!r}: {exc}") from None
-        allowed = ", ".join(str(r) for r in self.upload_roots)
-        if not any(_inside(real, root) for root in self.upload_roots):
-            escaped = "" if real == candidate.absolute() else f" (it leads to {real})"
-            raise PathNotAllowed(
-                f"the {what} {str(path)!r} is outside the folders files may come from{escaped}",
-                hint=f"copy it into the workspace, or allow its folder in files.upload_dirs; "
-                f"allowed now: {allowed}",
-            )
+        self._check_allowed(path, candidate, real, what)  # a link swapped in meanwhile
         if not real.is_file():
             raise PathNotAllowed(
                 f"the {what} {str(path)!r} is not a regular file",
                 hint="give the path of a file, not a folder or a device",
             )
         return real
+
+    def _check_allowed(
+        self, given: str | os.PathLike[str], candidate: Path, real: Path, what: str
+    ) -> None:
+        if any(_inside(real, root) for root in self.upload_roots):
+            return
+        escaped = "" if real == candidate.absolute() else f" (it leads to {real})"
+        allowed = ", ".join(str(r) for r in self.upload_roots)
+        raise PathNotAllowed(
+            f"the {what} {str(given)!r} is outside the folders files may come from{escaped}",
+            hint=f"copy it into the workspace, or allow its folder in files.upload_dirs; "
+            f"allowed now: {allowed}",
+        )
 
 
 def _inside(path: Path, root: Path) -> bool:

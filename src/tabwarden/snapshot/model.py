@@ -95,7 +95,8 @@ class SnapshotNode:
     """No interactive role, but the page handles clicks on it (cursor:pointer or a listener)."""
     covered_by: str | None = None
     """What covers the element's centre, e.g. 'dialog "Cookies" (e40)'."""
-    backend_node_id: int | None = None
+    handle: int | None = None
+    """The element's handle in tabwarden's isolated world of its frame (what refs name)."""
     children: list[SnapshotNode] = field(default_factory=list)
 
     @property

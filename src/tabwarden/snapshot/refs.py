@@ -1,7 +1,9 @@
 """Refs: short names (``e7``) for live elements, stable across snapshots, one space per tab.
 
-A ref is grounded in the DOM: ``(frame, backendDOMNodeId)`` plus the frame's
-document (loader id) it was seen in. The same live element keeps its ref; a
+A ref is grounded in the DOM: ``(frame, element handle)`` plus the frame's
+document (loader id) it was seen in. The handle names one live element in
+tabwarden's isolated world of that frame (see walker.py); actions turn it into
+the element's backendDOMNodeId when they resolve it. The same live element keeps its ref; a
 new element gets a new one; a ref is never reused for another element.
 """
 
@@ -23,7 +25,9 @@ _MAX_ENTRIES = 100_000
 class RefEntry:
     ref: str
     frame_id: str
-    backend_node_id: int
+    handle: int
+    world: str
+    """Token of the isolated world the handle belongs to (see walker.py)."""
     loader_id: str
     """The frame's document when the ref was made: another one means it navigated away."""
     role: str
@@ -52,7 +56,7 @@ class RefTable:
     """The refs of one tab."""
 
     def __init__(self) -> None:
-        self._by_key: dict[tuple[str, int], str] = {}
+        self._by_key: dict[tuple[str, str, int], str] = {}
         self._entries: OrderedDict[str, RefEntry] = OrderedDict()
         self._next = 1
 
@@ -63,25 +67,33 @@ class RefTable:
         return self._entries.get(ref)
 
     def assign(
-        self, frame_id: str, backend_node_id: int, loader_id: str, role: str, name: str, nth: int
+        self,
+        frame_id: str,
+        handle: int,
+        loader_id: str,
+        role: str,
+        name: str,
+        nth: int,
+        *,
+        world: str = "",
     ) -> str:
-        key = (frame_id, backend_node_id)
+        key = (frame_id, world, handle)
         ref = self._by_key.get(key)
         if ref is not None:
             old = self._entries[ref]
             if old.loader_id == loader_id or not old.loader_id or not loader_id:
                 self._entries[ref] = RefEntry(
-                    ref, frame_id, backend_node_id, loader_id or old.loader_id, role, name, nth
+                    ref, frame_id, handle, world, loader_id or old.loader_id, role, name, nth
                 )
                 self._entries.move_to_end(ref)
                 return ref
         ref = f"e{self._next}"
         self._next += 1
         self._by_key[key] = ref
-        self._entries[ref] = RefEntry(ref, frame_id, backend_node_id, loader_id, role, name, nth)
+        self._entries[ref] = RefEntry(ref, frame_id, handle, world, loader_id, role, name, nth)
         if len(self._entries) > _MAX_ENTRIES:
             _, entry = self._entries.popitem(last=False)
-            self._by_key.pop((entry.frame_id, entry.backend_node_id), None)
+            self._by_key.pop((entry.frame_id, entry.world, entry.handle), None)
         return ref
 
     def known(self, ref: str) -> bool:

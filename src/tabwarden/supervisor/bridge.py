@@ -3,11 +3,12 @@
 Some remote browser backends answer every native dialog within milliseconds, so
 a page's ``confirm()`` silently returns false. With the bridge on, page script
 overrides ``alert``/``confirm``/``prompt`` with a synchronous XHR to a magic
-``*.invalid`` host; ``Fetch`` intercepts exactly those requests (on every
-session, OOPIF children included), the supervisor surfaces each as a pending
-dialog, and the answer goes back with ``Fetch.fulfillRequest`` as JSON the
-script decodes. Where the XHR cannot be made (a strict CSP, say), the script
-falls back to the native dialog.
+``*.invalid`` host; ``Fetch`` intercepts those requests (on every session, OOPIF
+children included; the session's one ``Fetch.enable`` also carries the URL
+policy's patterns, see ``Supervisor.fetch_commands``), the supervisor surfaces
+each as a pending dialog, and the answer goes back with ``Fetch.fulfillRequest``
+as JSON the script decodes. Where the XHR cannot be made (a strict CSP, say),
+the script falls back to the native dialog.
 """
 
 from __future__ import annotations
@@ -16,10 +17,19 @@ import base64
 import json
 from typing import Any
 
-__all__ = ["BRIDGE_HOST", "BRIDGE_PATTERN", "BRIDGE_SCRIPT", "bridge_commands", "fulfil_params"]
+__all__ = [
+    "BRIDGE_FETCH_PATTERN",
+    "BRIDGE_HOST",
+    "BRIDGE_PATTERN",
+    "BRIDGE_SCRIPT",
+    "bridge_commands",
+    "fulfil_params",
+]
 
 BRIDGE_HOST = "dialog.tabwarden.invalid"
 BRIDGE_PATTERN = f"*://{BRIDGE_HOST}/*"
+BRIDGE_FETCH_PATTERN: dict[str, Any] = {"urlPattern": BRIDGE_PATTERN, "requestStage": "Request"}
+"""The ``Fetch.enable`` pattern that pauses the bridge's requests."""
 
 # A synchronous XHR blocks the page's script exactly as a native dialog does.
 # text/plain keeps it a "simple" cross-origin request (no preflight); https keeps
@@ -59,13 +69,13 @@ BRIDGE_SCRIPT = """(() => {
 
 
 def bridge_commands() -> list[tuple[str, dict[str, Any]]]:
-    """What a page or frame session runs during set-up to have the bridge."""
+    """The page script a page or frame session installs during set-up to have the bridge
+    (its ``Fetch`` pattern goes into the session's one ``Fetch.enable``)."""
     return [
         (
             "Page.addScriptToEvaluateOnNewDocument",
             {"source": BRIDGE_SCRIPT, "runImmediately": True},
         ),
-        ("Fetch.enable", {"patterns": [{"urlPattern": BRIDGE_PATTERN, "requestStage": "Request"}]}),
     ]
 
 

@@ -1,4 +1,4 @@
-"""The Supervisor of one browser session: dialogs (policy, watchdog), console errors, frames.
+"""The Supervisor of one browser session: dialogs (policy, watchdog), console, network, frames.
 
 It runs on the session's one CDP connection (the tab an agent acts on is the
 tab it watches), listens to every attached session at once (main pages and
@@ -23,8 +23,11 @@ from ..budget import Budget
 from ..cdp.connection import CDPConnection
 from ..cdp.protocol import ANY_SESSION, Event, Subscription
 from ..cdp.session import CDPSession
+from ..diagnostics.console import ConsoleEntry, ConsoleLog
+from ..diagnostics.network import NetworkLog
 from ..errors import InvalidArgument, TabwardenError
-from .bridge import BRIDGE_HOST, fulfil_params
+from ..safety.guard import PolicyGuard
+from .bridge import BRIDGE_FETCH_PATTERN, BRIDGE_HOST, fulfil_params
 from .buffers import Ring
 from .dialogs import ClosedBy, ClosedDialog, DialogPolicy, PendingDialog
 
@@ -43,26 +46,6 @@ OOPIF_DEPTH_CAP = 2
 _ANSWER_S = 5.0
 
 ConnectionState = Literal["connected", "reconnecting", "gave_up", "closed"]
-
-
-@dataclass(frozen=True, slots=True)
-class ConsoleEntry:
-    level: str
-    text: str
-    url: str
-    line: int
-    tab_id: str
-    at: float
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "level": self.level,
-            "text": self.text,
-            "url": self.url,
-            "line": self.line,
-            "tab_id": self.tab_id,
-            "at": self.at,
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,12 +127,18 @@ class Supervisor:
         self.bridge = bridge
         """Dialogs go through the page-script bridge (see bridge.py) as well as natively."""
         self._bridge_requests: dict[str, str] = {}
+        self.guard = PolicyGuard(browser)
+        """The URL policy: it judges every request ``Fetch`` pauses before the bridge."""
         self.dialog_timeout_s = dialog_timeout_s
         self.connection_state: ConnectionState = "connected"
         self._lock = threading.Lock()
         self._book = _Book()
         self._recent: Ring[ClosedDialog] = Ring(RECENT_DIALOGS)
-        self._console: Ring[ConsoleEntry] = Ring(CONSOLE_ERRORS)
+        diagnostics = browser.config.diagnostics
+        self.console = ConsoleLog(browser, diagnostics.console_entries)
+        """Console messages, exceptions and browser notices per tab (diagnostics/console.py)."""
+        self.network = NetworkLog(browser, diagnostics.network_entries, diagnostics.body_max_bytes)
+        """Every request, per tab (diagnostics/network.py)."""
         self._next_dialog = 1
         self._subscriptions: list[Subscription] = []
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -165,11 +154,11 @@ class Supervisor:
         for method, handler in (
             ("Page.javascriptDialogOpening", self._on_opening),
             ("Page.javascriptDialogClosed", self._on_closed),
-            ("Runtime.exceptionThrown", self._on_exception),
-            ("Runtime.consoleAPICalled", self._on_console),
             ("Fetch.requestPaused", self._on_request_paused),
         ):
             self._subscriptions.append(connection.subscribe(method, handler, ANY_SESSION))
+        self._subscriptions += self.console.attach(connection)
+        self._subscriptions += self.network.attach(connection)
 
     def detach(self) -> None:
         for subscription in self._subscriptions:
@@ -194,6 +183,8 @@ class Supervisor:
             doomed = list(self._book.pending.values())
         for dialog in doomed:
             self._close(dialog, "remote", None)
+        self.console.forget_all()
+        self.network.forget_all()
         logger.info("dialogs closed with the browser (%s): %d", reason, len(doomed))
 
     def reconcile(self, tab: Tab) -> None:
@@ -205,9 +196,11 @@ class Supervisor:
                 self._close(dialog, "remote", None)
 
     def tab_closed(self, tab: Tab) -> None:
-        """A tab went away: its dialogs closed with it."""
+        """A tab went away: its dialogs closed with it, its console and network logs too."""
         for dialog in self.pending(tab):
             self._close(dialog, "remote", None)
+        self.console.forget(tab.id)
+        self.network.forget(tab.id)
 
     # ---- reading -------------------------------------------------------------------
 
@@ -216,13 +209,12 @@ class Supervisor:
         with self._lock:
             pending = tuple(self._book.pending.values())
         recent = self._recent.items()
-        console = self._console.items()
+        console = self.console.errors(tab, CONSOLE_ERRORS)
         frames: tuple[FrameNode, ...] = ()
         truncated = False
         if tab is not None:
             pending = tuple(d for d in pending if d.tab_id == tab.id)
             recent = tuple(d for d in recent if d.dialog.tab_id == tab.id)
-            console = tuple(c for c in console if c.tab_id == tab.id)
             frames, truncated = frame_tree(tab)
         return SupervisorState(
             pending_dialogs=pending,
@@ -235,10 +227,24 @@ class Supervisor:
             bridge=_bridge_state(self.bridge, tab),
         )
 
+    def diagnostics_summary(self, tab: Tab) -> str:
+        """One bounded line of what went wrong in ``tab`` since the last time this was asked
+        (console errors, failed requests, HTTP errors); empty when nothing did."""
+        parts = [self.console.summary(tab), self.network.summary(tab)]
+        return " · ".join(part for part in parts if part)
+
     def pending(self, tab: Tab | None = None) -> list[PendingDialog]:
         with self._lock:
             dialogs = list(self._book.pending.values())
         return [d for d in dialogs if tab is None or d.tab_id == tab.id]
+
+    def fetch_commands(self) -> list[tuple[str, dict[str, Any]]]:
+        """The one ``Fetch.enable`` of a page or frame session: a second one would replace
+        the first's patterns, so the URL policy's and the bridge's go in together."""
+        patterns = self.guard.fetch_patterns()
+        if self.bridge:
+            patterns.append(BRIDGE_FETCH_PATTERN)
+        return [("Fetch.enable", {"patterns": patterns})]
 
     # ---- answering -----------------------------------------------------------------
 
@@ -306,10 +312,14 @@ class Supervisor:
         self._register(tab, frame_id, event.session_id, params, "native")
 
     def _on_request_paused(self, event: Event) -> None:
+        """The one dispatcher of paused requests: the URL policy fails or continues each,
+        except the bridge's own requests (they never reach a network: the bridge
+        answers them). Every request is released exactly once."""
         request = event.params.get("request", {})
         request_id = event.params.get("requestId", "")
-        if urlsplit(request.get("url", "")).hostname != BRIDGE_HOST:
-            self._spawn(self._continue(event.session_id, request_id))
+        if not self.bridge or urlsplit(request.get("url", "")).hostname != BRIDGE_HOST:
+            decision = self.guard.judge(event)
+            self._spawn(self._release(event.session_id, request_id, allow=decision.allowed))
             return
         owner = self._browser._tab_of_session(event.session_id)
         try:
@@ -317,7 +327,7 @@ class Supervisor:
         except ValueError:
             asked = {}
         if owner is None or not isinstance(asked, dict):
-            self._spawn(self._continue(event.session_id, request_id))
+            self._spawn(self._release(event.session_id, request_id, allow=True))
             return
         tab, frame_id = owner
         frame_id = event.params.get("frameId") or frame_id
@@ -382,13 +392,18 @@ class Supervisor:
                 return moved
         return None
 
-    async def _continue(self, session_id: str | None, request_id: str) -> None:
-        """A paused request that is not the bridge's: let it through untouched."""
+    async def _release(self, session_id: str | None, request_id: str, *, allow: bool) -> None:
+        """Let a paused request through untouched, or fail it as blocked by the client."""
         if self._connection is None:
             return
-        with contextlib.suppress(TabwardenError):
+        method, params = (
+            ("Fetch.continueRequest", {"requestId": request_id})
+            if allow
+            else ("Fetch.failRequest", {"requestId": request_id, "errorReason": "BlockedByClient"})
+        )
+        with contextlib.suppress(TabwardenError):  # the target may be gone already
             await CDPSession(self._connection, session_id).send(
-                "Fetch.continueRequest", {"requestId": request_id}, budget=Budget(_ANSWER_S)
+                method, params, budget=Budget(_ANSWER_S)
             )
 
     def _on_closed(self, event: Event) -> None:
@@ -409,39 +424,6 @@ class Supervisor:
             self._close(dialog, answer.closed_by, answer.accept)
         else:
             self._close(dialog, "remote", bool(accepted) if accepted is not None else None)
-
-    def _on_exception(self, event: Event) -> None:
-        owner = self._browser._tab_of_session(event.session_id)
-        details = event.params.get("exceptionDetails", {})
-        text = details.get("exception", {}).get("description") or details.get("text", "")
-        self._console.append(
-            ConsoleEntry(
-                level="exception",
-                text=text[:1000],
-                url=details.get("url", ""),
-                line=details.get("lineNumber", -1) + 1,
-                tab_id=owner[0].id if owner else "",
-                at=time.time(),
-            )
-        )
-
-    def _on_console(self, event: Event) -> None:
-        if event.params.get("type") not in ("error", "assert"):
-            return
-        owner = self._browser._tab_of_session(event.session_id)
-        args = event.params.get("args", [])
-        text = " ".join(str(a.get("value", a.get("description", ""))) for a in args)
-        frame = (event.params.get("stackTrace", {}).get("callFrames") or [{}])[0]
-        self._console.append(
-            ConsoleEntry(
-                level=event.params.get("type", "error"),
-                text=text[:1000],
-                url=frame.get("url", ""),
-                line=frame.get("lineNumber", -1) + 1,
-                tab_id=owner[0].id if owner else "",
-                at=time.time(),
-            )
-        )
 
     # ---- private -------------------------------------------------------------------
 

@@ -19,7 +19,9 @@ Protocol: newline-delimited JSON, one object per line, over the socket. Requests
 
 * ``{"tool": "browser_navigate", "arguments": {...}}`` → ``{"ok": true, "result":
   {...}}`` where ``result`` is ``ToolResult.to_dict()`` plus ``"image_data": [{"mime_type":
-  "image/png", "data": <base64>}]`` (not ``images``: get_images' data uses that key);
+  "image/png", "data": <base64>}]`` (not ``images``: get_images' data uses that key).
+  A tool request may also carry ``"secrets_file": <path>``: that file's secrets are
+  redacted from then on, for the daemon's life;
 * ``{"op": "status"}`` → ``{"ok": true, "result": {"running": true, "pid", "session",
   "uptime_s", "idle_s", "idle_timeout_s", "tabs", "browser_pid", "profile_dir",
   "requests", "in_flight", "socket"}}``;
@@ -64,6 +66,7 @@ from ..budget import Budget
 from ..config import Config, load_config
 from ..errors import DeadlineExceeded, InvalidArgument, TabwardenError
 from ..manager import SessionManager
+from ..safety.redaction import Redactor, install_log_redaction, process_redactor
 from ..tools.context import ToolContext
 from ..tools.registry import call_tool, select_tools
 from ..tools.spec import GROUPS, ToolResult
@@ -295,11 +298,15 @@ def encode_result(result: ToolResult) -> dict[str, Any]:
     return out
 
 
-def _error_reply(exc: BaseException, hint: str = "") -> dict[str, Any]:
+def _error_reply(
+    exc: BaseException, hint: str = "", redactor: Redactor | None = None
+) -> dict[str, Any]:
     if isinstance(exc, TabwardenError):
         message, hint = exc.message, exc.hint
     else:
         message = str(exc) or type(exc).__name__
+    redactor = redactor or process_redactor()
+    message, hint = redactor.redact_text(message), redactor.redact_text(hint)
     return {"ok": False, "error": {"type": type(exc).__name__, "message": message, "hint": hint}}
 
 
@@ -326,6 +333,7 @@ class Daemon:
         self.config = config
         self.manager = SessionManager(config)
         self.ctx = ToolContext(self.manager, name)
+        install_log_redaction()  # from the first line of its log on
         self.tools = select_tools(GROUPS, config)
         self.started = time.monotonic()
         self.last_active = self.started
@@ -408,10 +416,17 @@ class Daemon:
                 hint='send {"tool": name, "arguments": {...}} or {"op": "status"|"stop"}',
             )
         except TabwardenError as exc:
-            return _error_reply(exc)
+            return _error_reply(exc, redactor=self._redactor())
         except Exception as exc:
             logger.exception("request %s failed", _describe(request))
-            return _error_reply(exc, f"an unexpected error in the daemon; see {self._log()}")
+            hint = f"an unexpected error in the daemon; see {self._log()}"
+            return _error_reply(exc, hint, self._redactor())
+
+    def _redactor(self) -> Redactor:
+        try:
+            return self.ctx.redactor
+        except TabwardenError:  # an unreadable secrets file: the built-in patterns still
+            return process_redactor()
 
     async def _operation(self, op: object) -> dict[str, Any]:
         if op == "status":
@@ -428,6 +443,9 @@ class Daemon:
                 "tool must be a name and arguments an object",
                 hint='send {"tool": "browser_snapshot", "arguments": {}}',
             )
+        secrets_file = request.get("secrets_file")
+        if secrets_file is not None:
+            self.ctx.add_secrets_file(str(secrets_file))
         self.requests += 1
         self.in_flight += 1
         self.last_active = time.monotonic()

@@ -16,6 +16,13 @@ the initialize handshake); a 2026-07-28 request carries no session, so without
 ``shared_session`` it is refused with the protocol-version error that makes the
 SDK's ``mode="auto"`` clients fall back to the handshake.
 
+Results: the text (stating its size, and marked when it carries page content), any
+images, and ``structuredContent`` = the result's data with ``text`` and ``untrusted``;
+``_meta["tabwarden/untrusted"]`` marks page content for the harness too. Results and
+errors are redacted by ``call_tool`` (secrets never reach the client). A
+``cdp_endpoint`` is driven only with the user's consent (``safety.allow_attach``,
+``--allow-attach``); otherwise calls fail with ConsentRequired saying what it holds.
+
 A ``notifications/cancelled`` aborts the call: the SDK cancels the handler,
 which cancels the call's own task (an evaluation then terminates the page's
 script) and waits, bounded, for it to wind down; the client's next call waits
@@ -59,6 +66,7 @@ from ..backends.external import is_loopback_host
 from ..config import Config, load_config
 from ..errors import Cancelled, InvalidArgument, SessionClosed, TabwardenError
 from ..manager import SessionManager
+from ..safety.redaction import Redactor
 from ..session import BrowserSession
 from ..tools.context import ToolContext
 from ..tools.registry import call_tool, select_tools
@@ -67,6 +75,7 @@ from ..tools.spec import ToolResult, ToolSpec
 __all__ = [
     "MCP_PATH",
     "TOKEN_ENV",
+    "UNTRUSTED_META",
     "MCPOptions",
     "build_server",
     "check_request",
@@ -140,8 +149,9 @@ class MCPOptions:
     allowed_origins: tuple[str, ...] = ()
     """HTTP: browser origins allowed besides loopback ones (``http://host:*`` for any port)."""
     cdp_endpoint: str | None = None
-    """Drive this running browser (http://host:9222 or ws://…) instead of launching one;
-    giving it on the command line is the user's consent to attach."""
+    """Drive this running browser (http://host:9222 or ws://…) instead of launching one.
+    Only with the user's consent, ``config.safety.allow_attach`` (``--allow-attach``):
+    without it every call fails with ConsentRequired, saying what it would control."""
 
     def resolved_token(self) -> str | None:
         """The bearer token: the option, else ``$TABWARDEN_MCP_TOKEN``, else none."""
@@ -166,9 +176,16 @@ def tool_definition(spec: ToolSpec) -> types.Tool:
     )
 
 
+UNTRUSTED_META = "tabwarden/untrusted"
+"""``_meta`` key saying the result carries page content: data, never instructions."""
+
+
 def _result(result: ToolResult) -> types.CallToolResult:
+    # Page content is marked for the harness too: in the text's first line (what the
+    # model reads), in _meta, and in the structured content.
+    meta = {UNTRUSTED_META: result.untrusted}
     content: list[types.TextContent | types.ImageContent] = [
-        types.TextContent(type="text", text=result.final_text())
+        types.TextContent(type="text", text=result.final_text(), meta=meta)
     ]
     for image in result.images:
         content.append(
@@ -178,7 +195,12 @@ def _result(result: ToolResult) -> types.CallToolResult:
                 mime_type=image.mime_type,
             )
         )
-    return types.CallToolResult(content=list(content), is_error=False)
+    return types.CallToolResult(
+        content=list(content),
+        structured_content=result.to_dict(),
+        is_error=False,
+        meta=meta,
+    )
 
 
 def _error(text: str) -> types.CallToolResult:
@@ -196,10 +218,14 @@ class _ClientContext(ToolContext):
         self.isolated = isolated
         self.ended = False
 
-    async def session(self) -> BrowserSession:
+    async def session(self, *, timeout_ms: float | None = None) -> BrowserSession:
         self._check()
         session = await self.manager.get_or_create(
-            self.name, cdp_url=self.cdp_url, isolated=self.isolated
+            self.name,
+            cdp_url=self.cdp_url,
+            consent=self._consent(),
+            isolated=self.isolated,
+            timeout_ms=timeout_ms,
         )
         if self.ended:  # the connection ended while the browser was starting
             await self.close()
@@ -296,6 +322,9 @@ class _Runtime:
         self.manager = SessionManager(config)
         self.tools = tools
         self.cdp_endpoint = options.cdp_endpoint
+        self.redactor = Redactor.from_config(config.safety)
+        """For errors that arise outside a tool call (results and tool errors are
+        redacted by ``call_tool``)."""
         self._names = itertools.count(1)
         self._shared = _Client("default", isolated=None) if options.shared_session else None
 
@@ -339,12 +368,14 @@ class _Runtime:
             result = await client.call(self, name, arguments)
         except TabwardenError as exc:
             logger.debug("%s failed: %s", name, exc)
-            return _error(f"error: {exc}")
+            return _error(self.redactor.redact_text(f"error: {exc}"))
         except Exception as exc:
             logger.exception("%s failed unexpectedly", name)
             return _error(
-                f"error: {name} failed unexpectedly ({type(exc).__name__}: {exc}); "
-                "the server log has the details"
+                self.redactor.redact_text(
+                    f"error: {name} failed unexpectedly ({type(exc).__name__}: {exc}); "
+                    "the server log has the details"
+                )
             )
         return _result(result)
 
@@ -361,6 +392,7 @@ def build_server(options: MCPOptions | None = None) -> Server[_Runtime]:
     options = options or MCPOptions()
     config = options.config or load_config()
     tools = select_tools(options.groups, config)
+    Redactor.from_config(config.safety)  # a bad secrets file fails here, not at a call
     listed = [tool_definition(spec) for spec in tools]
     schemas = {spec.name: spec.input_schema() for spec in tools}
 

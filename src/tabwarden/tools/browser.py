@@ -20,7 +20,7 @@ Timeout = Field(None, gt=0, le=600_000, description="Deadline for the whole call
 
 
 def _receipt(receipt: Receipt) -> ToolResult:
-    return ToolResult(receipt.text(), receipt.to_dict())
+    return ToolResult(receipt.text(), receipt.to_dict(), untrusted=True)
 
 
 def _navigation(result: NavigationResult) -> ToolResult:
@@ -34,7 +34,7 @@ def _navigation(result: NavigationResult) -> ToolResult:
         )
     if not result.ok:
         lines.append(f"HTTP error {result.status}: the page says why; take a snapshot")
-    return ToolResult("\n".join(lines), result.to_dict())
+    return ToolResult("\n".join(lines), result.to_dict(), untrusted=True)
 
 
 # ---- navigation ---------------------------------------------------------------------
@@ -106,6 +106,8 @@ class ScreenshotParams(Params):
     full_page: bool = False
     format: Literal["png", "jpeg"] = "png"
     annotate: bool = Field(False, description="Draw each interactive element's ref on it")
+    save: bool = Field(False, description="Also save it in the workspace's screenshots folder")
+    path: str | None = Field(None, description="Save it under this file name (in the workspace)")
     tab_id: str | None = TabId
     timeout_ms: float | None = Timeout
 
@@ -117,10 +119,14 @@ async def screenshot(ctx: ToolContext, p: ScreenshotParams) -> ToolResult:
         full_page=p.full_page,
         format=p.format,
         annotate=p.annotate,
+        save=p.save,
+        path=p.path,
         timeout_ms=p.timeout_ms,
     )
     marks = f", {shot.marks} refs marked" if p.annotate else ""
     text = f"screenshot of tab {tab.id}: {shot.width}x{shot.height} {shot.format}{marks}"
+    if shot.path is not None:
+        text += f"\nsaved to {shot.path} ({len(shot.data):,} bytes)"
     return ToolResult(text, shot.to_dict(), [Image(shot.data, f"image/{shot.format}")])
 
 
@@ -355,7 +361,7 @@ async def act_batch(ctx: ToolContext, p: BatchParams) -> ToolResult:
     tab = await ctx.tab(p.tab_id)
     receipts = await tab.act_batch(p.steps, timeout_ms=p.timeout_ms)
     text = "\n".join(f"{i + 1}. {r.text()}" for i, r in enumerate(receipts))
-    return ToolResult(text, {"steps": [r.to_dict() for r in receipts]})
+    return ToolResult(text, {"steps": [r.to_dict() for r in receipts]}, untrusted=True)
 
 
 # ---- dialogs, tabs, session -------------------------------------------------------------
@@ -374,7 +380,7 @@ async def dialog(ctx: ToolContext, p: DialogParams) -> ToolResult:
         p.action, prompt_text=p.prompt_text, dialog_id=p.dialog_id, timeout_ms=p.timeout_ms
     )
     verb = "accepted" if closed.accepted else "dismissed"
-    return ToolResult(f"{verb} {closed.dialog.describe()}", closed.to_dict())
+    return ToolResult(f"{verb} {closed.dialog.describe()}", closed.to_dict(), untrusted=True)
 
 
 class TabsParams(Params):
@@ -412,7 +418,8 @@ class TabParams(Params):
 async def switch_tab(ctx: ToolContext, p: TabParams) -> ToolResult:
     session = await ctx.session()
     tab = await session.switch_tab(p.tab_id, timeout_ms=p.timeout_ms)
-    return ToolResult(f"active tab: {tab.id} {json.dumps(tab.title)} {tab.url}", {"tab_id": tab.id})
+    text = f"active tab: {tab.id} {json.dumps(tab.title)} {tab.url}"
+    return ToolResult(text, {"tab_id": tab.id}, untrusted=True)
 
 
 class CloseTabParams(Params):
@@ -444,25 +451,13 @@ class AttachParams(Params):
 
 
 async def attach(ctx: ToolContext, p: AttachParams) -> ToolResult:
-    session = await ctx.attach(p.cdp_url, p.consent)
-    count = len(await session.tabs())
-    return ToolResult(f"attached to {session.product} at {p.cdp_url}: {count} tabs", {})
+    session = await ctx.attach(p.cdp_url, p.consent, timeout_ms=p.timeout_ms)
+    count = len(await session.tabs(timeout_ms=p.timeout_ms))
+    text = f"attached to {session.product} at {p.cdp_url}: {count} tabs"
+    return ToolResult(text, {"product": session.product, "tabs": count})
 
 
 # ---- diagnostics and devtools -----------------------------------------------------------
-
-
-class ConsoleParams(Params):
-    tab_id: str | None = TabId
-    max_entries: int = Field(50, ge=1, le=50)
-
-
-async def console(ctx: ToolContext, p: ConsoleParams) -> ToolResult:
-    tab = await ctx.tab(p.tab_id)
-    entries = tab.console(p.max_entries)
-    lines = [f"- {e.level}: {e.text} ({e.url}:{e.line})" for e in entries]
-    data = {"entries": [e.to_dict() for e in entries]}
-    return ToolResult("\n".join(lines) or "no console errors", data, untrusted=True)
 
 
 class EvaluateParams(Params):
@@ -671,14 +666,6 @@ TOOLS: tuple[ToolSpec, ...] = (
         read_only=True,
     ),
     ToolSpec(
-        "browser_console",
-        "diagnostics",
-        "Recent console errors and uncaught exceptions of a tab.",
-        ConsoleParams,
-        console,
-        read_only=True,
-    ),
-    ToolSpec(
         "browser_evaluate",
         "devtools",
         "Run JavaScript in the page, a frame, or on an element (ref); cut off at timeout_ms.",
@@ -704,7 +691,8 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "browser_attach",
         "devtools",
-        "Drive an already running browser by its CDP URL; needs consent=true from the user.",
+        "Drive an already running browser by its CDP URL. Needs the user's consent "
+        "(consent=true); without it, says what the browser holds so you can ask them.",
         AttachParams,
         attach,
         destructive=True,

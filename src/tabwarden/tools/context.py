@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import ConsentRequired
+from ..backends.external import consent_refused, inspect_endpoint
+from ..budget import Budget
+from ..safety.redaction import Redactor
 
 if TYPE_CHECKING:
     from ..manager import SessionManager
@@ -15,16 +18,35 @@ __all__ = ["ToolContext"]
 
 
 class ToolContext:
-    """Gives handlers their session (started on first use) and the tab a call is about."""
+    """Gives handlers their session (started on first use) and the tab a call is about;
+    its :attr:`redactor` cleans every result and error before it leaves the registry."""
 
     def __init__(self, manager: SessionManager, name: str = "default") -> None:
         self.manager = manager
         self.name = name
         self.cdp_url: str | None = None
         """Set by browser_attach: the session then drives that browser instead."""
+        self.consent = manager.config.safety.allow_attach
+        """Whether the user agreed to attach to ``cdp_url`` (``safety.allow_attach``, or
+        ``consent=true`` given to browser_attach)."""
+        self._redactor: Redactor | None = None
 
-    async def session(self) -> BrowserSession:
-        return await self.manager.get_or_create(self.name, cdp_url=self.cdp_url)
+    @property
+    def redactor(self) -> Redactor:
+        """Built from the configuration's ``safety`` section on first use."""
+        if self._redactor is None:
+            self._redactor = Redactor.from_config(self.manager.config.safety)
+        return self._redactor
+
+    def add_secrets_file(self, path: str | Path) -> None:
+        """Also replace the secrets of this dotenv file (ConfigError if unreadable)."""
+        self.redactor.add_secrets_file(path)
+
+    async def session(self, *, timeout_ms: float | None = None) -> BrowserSession:
+        """The context's session, started (or attached) now if need be."""
+        return await self.manager.get_or_create(
+            self.name, cdp_url=self.cdp_url, consent=self._consent(), timeout_ms=timeout_ms
+        )
 
     async def tab(self, tab_id: str | None = None) -> Tab:
         session = await self.session()
@@ -32,17 +54,28 @@ class ToolContext:
             return session.get_tab(tab_id)
         return await session.current_tab()
 
-    async def attach(self, cdp_url: str, consent: bool) -> BrowserSession:
-        if not consent:
-            raise ConsentRequired(
-                f"attaching to the browser at {cdp_url} gives this agent its tabs, cookies "
-                "and logins",
-                hint="ask the user first; call again with consent=true once they agree",
-            )
-        self.cdp_url = cdp_url
-        return await self.session()
+    async def attach(
+        self, cdp_url: str, consent: bool, timeout_ms: float | None = None
+    ) -> BrowserSession:
+        """Drive the browser at ``cdp_url`` from now on. Without consent (here or in the
+        configuration) nothing changes: ConsentRequired describes what it would control."""
+        if not (consent or self.manager.config.safety.allow_attach):
+            limit_ms = self.manager.config.timeouts.launch_ms if timeout_ms is None else timeout_ms
+            request = await inspect_endpoint(cdp_url, Budget.from_ms(limit_ms))
+            raise consent_refused(request)
+        previous = self.cdp_url, self.consent
+        self.cdp_url, self.consent = cdp_url, True
+        try:
+            return await self.session(timeout_ms=timeout_ms)
+        except BaseException:
+            self.cdp_url, self.consent = previous
+            raise
 
     async def close(self) -> None:
         if self.name in self.manager.names():
             await self.manager.close(self.name)
         self.cdp_url = None
+        self.consent = self.manager.config.safety.allow_attach
+
+    def _consent(self) -> bool | None:
+        return self.consent if self.cdp_url else None

@@ -5,6 +5,7 @@ Every surface (MCP server, CLI, Python API, reference docs) is derived from it.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 from collections.abc import Iterable
 from typing import Any, Literal
@@ -12,7 +13,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from ..config import Config
-from ..errors import InvalidArgument
+from ..errors import InvalidArgument, TabwardenError
 from .catalog import TOOLS
 from .context import ToolContext
 from .spec import GROUPS, ToolResult, ToolSpec
@@ -96,8 +97,22 @@ async def call_tool(
     arguments: dict[str, Any] | None,
     tools: Iterable[ToolSpec] | None = None,
 ) -> ToolResult:
-    spec = get_tool(name, tools)
-    return await spec.handler(ctx, validate(spec, arguments))
+    """Validate the arguments, run the tool, and redact what it returns.
+
+    The one way every surface calls a tool, so the one place secrets are removed:
+    a result's text and data, and an error's message and hint, pass through the
+    context's redactor (images are left as they are).
+    """
+    redactor = ctx.redactor
+    try:
+        spec = get_tool(name, tools)
+        result = await spec.handler(ctx, validate(spec, arguments))
+    except TabwardenError as exc:
+        redactor.redact_error(exc)  # in place: its type and attributes stay
+        raise
+    return dataclasses.replace(
+        result, text=redactor.redact_text(result.text), data=redactor.redact_value(result.data)
+    )
 
 
 def schema(

@@ -1,0 +1,640 @@
+"""Emulation shared by every tab of a session: device, locale, place, media, network, CPU.
+
+The state lives on the browser session. Setting it sends the CDP commands to every
+open tab (and its cross-origin iframes, where a setting is per target: user agent,
+locale, timezone, media, network, CPU); new tabs, popups and iframes get the same
+commands while they are paused at set-up, before their first script runs.
+
+Touch emulation gives pages touch support, but mouse input stays mouse input
+(``Emulation.setEmitTouchEventsForMouse`` is not used): the agent's clicks, hovers
+and drags are mouse events, and as touches hover and drag would be lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import difflib
+import functools
+import re
+import zoneinfo
+from collections.abc import Awaitable
+from dataclasses import asdict, dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from ..budget import Budget
+from ..cdp.session import CDPSession
+from ..errors import CDPError, InvalidArgument, TabwardenError
+
+if TYPE_CHECKING:
+    from ..session import BrowserSession
+
+__all__ = [
+    "DEVICES",
+    "NETWORK_PRESETS",
+    "Device",
+    "EmulationResult",
+    "EmulationState",
+    "Geolocation",
+    "NetworkProfile",
+    "apply",
+    "change_notes",
+    "commands",
+    "find_device",
+    "updated",
+]
+
+Command = tuple[str, dict[str, Any]]
+_LATE_S = 60.0
+
+
+@dataclass(frozen=True, slots=True)
+class Device:
+    """A device preset: its viewport in CSS pixels, pixel ratio, and browser."""
+
+    name: str
+    width: int
+    height: int
+    device_scale_factor: float
+    mobile: bool
+    touch: bool
+    user_agent: str | None
+    """``{chrome}`` stands for the browser's major version; None keeps the browser's own."""
+    platform: str | None = None
+
+
+_IOS_UA = (
+    "Mozilla/5.0 ({device}; CPU {os} 17_5 like Mac OS X) AppleWebKit/605.1.15 "
+    "(KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1"
+)
+_ANDROID_UA = (
+    "Mozilla/5.0 (Linux; Android {version}; {model}) AppleWebKit/537.36 "
+    "(KHTML, like Gecko) Chrome/{{chrome}}.0.0.0 Mobile Safari/537.36"
+)
+
+# Viewports are the page area a browser leaves visible in portrait, as browser
+# developer tools list them; desktops keep the browser's own user agent.
+DEVICES: dict[str, Device] = {
+    d.name: d
+    for d in (
+        Device(
+            "iphone-15",
+            393,
+            852,
+            3,
+            True,
+            True,
+            _IOS_UA.format(device="iPhone", os="iPhone OS"),
+            "iPhone",
+        ),
+        Device(
+            "iphone-se",
+            375,
+            667,
+            2,
+            True,
+            True,
+            _IOS_UA.format(device="iPhone", os="iPhone OS"),
+            "iPhone",
+        ),
+        Device(
+            "pixel-8",
+            412,
+            915,
+            2.625,
+            True,
+            True,
+            _ANDROID_UA.format(version="14", model="Pixel 8"),
+            "Linux armv81",
+        ),
+        Device(
+            "galaxy-s23",
+            360,
+            780,
+            3,
+            True,
+            True,
+            _ANDROID_UA.format(version="14", model="SM-S911B"),
+            "Linux armv81",
+        ),
+        Device(
+            "ipad-air", 820, 1180, 2, True, True, _IOS_UA.format(device="iPad", os="OS"), "iPad"
+        ),
+        Device(
+            "ipad-pro", 1024, 1366, 2, True, True, _IOS_UA.format(device="iPad", os="OS"), "iPad"
+        ),
+        Device("desktop-1080p", 1920, 1080, 1, False, False, None),
+        Device("desktop-1440p", 2560, 1440, 1, False, False, None),
+    )
+}
+
+
+@dataclass(frozen=True, slots=True)
+class NetworkProfile:
+    latency_ms: float
+    download_kbps: float
+    upload_kbps: float
+
+
+# Chrome DevTools' throttling presets (kbit/s, with their 0.8 to 0.9 factor for real-world loss).
+NETWORK_PRESETS: dict[str, NetworkProfile] = {
+    "slow-3g": NetworkProfile(2000, 400, 400),
+    "fast-3g": NetworkProfile(562.5, 1440, 675),
+    "4g": NetworkProfile(165, 8100, 1350),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Geolocation:
+    latitude: float
+    longitude: float
+    accuracy: float = 10.0
+    """Metres."""
+
+
+@dataclass(frozen=True, slots=True)
+class EmulationState:
+    """What a session emulates; the defaults mean "as the browser is"."""
+
+    device: str | None = None
+    width: int | None = None
+    height: int | None = None
+    device_scale_factor: float | None = None
+    mobile: bool = False
+    touch: bool = False
+    user_agent: str | None = None
+    platform: str | None = None
+    accept_language: str | None = None
+    locale: str | None = None
+    timezone: str | None = None
+    geolocation: Geolocation | None = None
+    color_scheme: str | None = None
+    reduced_motion: str | None = None
+    offline: bool = False
+    network: str | None = None
+    """A preset name, ``custom`` (latency and throughput below), or None: unthrottled."""
+    latency_ms: float = 0
+    download_kbps: float | None = None
+    upload_kbps: float | None = None
+    cpu_throttling: float = 1.0
+    """How many times slower the CPU runs (1: full speed)."""
+
+    @property
+    def is_default(self) -> bool:
+        return self == EmulationState()
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def describe(self) -> str:
+        """One line per setting that differs from the browser's own."""
+        if self.is_default:
+            return "no emulation: the browser's own viewport, user agent, locale and network"
+        lines = []
+        if self.device:
+            lines.append(f"device: {self.device}")
+        if self.width or self.height or self.device_scale_factor:
+            size = f"{self.width or 'window'}x{self.height or 'window'}"
+            lines.append(f"viewport: {size} at {self.device_scale_factor or 1:g}x")
+        flags = [name for name in ("mobile", "touch", "offline") if getattr(self, name)]
+        if flags:
+            lines.append("on: " + ", ".join(flags))
+        for name in ("user_agent", "platform", "accept_language", "locale", "timezone"):
+            value = getattr(self, name)
+            if value is not None:
+                lines.append(f"{name}: {value}")
+        if self.geolocation is not None:
+            g = self.geolocation
+            lines.append(f"geolocation: {g.latitude:g}, {g.longitude:g} (±{g.accuracy:g} m)")
+        for name in ("color_scheme", "reduced_motion"):
+            value = getattr(self, name)
+            if value is not None:
+                lines.append(f"{name}: {value}")
+        if self.network is not None:
+            down = "unlimited" if self.download_kbps is None else f"{self.download_kbps:g} kbit/s"
+            up = "unlimited" if self.upload_kbps is None else f"{self.upload_kbps:g} kbit/s"
+            lines.append(
+                f"network: {self.network} ({self.latency_ms:g} ms latency, {down} down, {up} up)"
+            )
+        if self.cpu_throttling != 1:
+            lines.append(f"cpu: {self.cpu_throttling:g}x slower")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True, slots=True)
+class EmulationResult:
+    """The state after an ``emulate`` call, and anything that did not take at once."""
+
+    state: EmulationState
+    notes: tuple[str, ...] = ()
+
+    def text(self) -> str:
+        return "\n".join([self.state.describe(), *(f"note: {n}" for n in self.notes)])
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"state": self.state.to_dict(), "notes": list(self.notes)}
+
+
+def updated(
+    state: EmulationState,
+    *,
+    browser_user_agent: str,
+    device: str | None = None,
+    width: int | None = None,
+    height: int | None = None,
+    device_scale_factor: float | None = None,
+    mobile: bool | None = None,
+    touch: bool | None = None,
+    user_agent: str | None = None,
+    platform: str | None = None,
+    accept_language: str | None = None,
+    locale: str | None = None,
+    timezone: str | None = None,
+    latitude: float | None = None,
+    longitude: float | None = None,
+    accuracy: float | None = None,
+    color_scheme: str | None = None,
+    reduced_motion: str | None = None,
+    offline: bool | None = None,
+    network: str | None = None,
+    latency_ms: float | None = None,
+    download_kbps: float | None = None,
+    upload_kbps: float | None = None,
+    cpu_throttling: float | None = None,
+    reset: bool = False,
+) -> EmulationState:
+    """The state with these changes (validated); None leaves a setting as it is.
+
+    ``reset`` starts from the browser's defaults. A device preset sets the viewport,
+    pixel ratio, mobile, touch and user agent; explicit values win over it. An empty
+    text clears a text setting; ``default`` clears color_scheme or reduced_motion.
+    """
+    new = EmulationState() if reset else state
+    changes: dict[str, Any] = {}
+    if device is not None:
+        if device == "":
+            changes.update(
+                device=None,
+                width=None,
+                height=None,
+                device_scale_factor=None,
+                mobile=False,
+                touch=False,
+                user_agent=None,
+                platform=None,
+            )
+        else:
+            preset = find_device(device)
+            changes.update(
+                device=preset.name,
+                width=preset.width,
+                height=preset.height,
+                device_scale_factor=preset.device_scale_factor,
+                mobile=preset.mobile,
+                touch=preset.touch,
+                user_agent=_resolve_ua(preset.user_agent, browser_user_agent),
+                platform=preset.platform,
+            )
+    if width is not None:
+        changes["width"] = _bounded_int("width", width, 1, 10_000) or None
+    if height is not None:
+        changes["height"] = _bounded_int("height", height, 1, 10_000) or None
+    if device_scale_factor is not None:
+        changes["device_scale_factor"] = _bounded(
+            "device_scale_factor", device_scale_factor, 0.1, 10
+        )
+    if mobile is not None:
+        changes["mobile"] = bool(mobile)
+    if touch is not None:
+        changes["touch"] = bool(touch)
+    for name, value in (
+        ("user_agent", user_agent),
+        ("platform", platform),
+        ("accept_language", accept_language),
+    ):
+        if value is not None:
+            changes[name] = _text(name, value)
+    if locale is not None:
+        changes["locale"] = _locale(locale)
+    if timezone is not None:
+        changes["timezone"] = _timezone(timezone)
+    if latitude is not None or longitude is not None or accuracy is not None:
+        changes["geolocation"] = _geolocation(new.geolocation, latitude, longitude, accuracy)
+    if color_scheme is not None:
+        changes["color_scheme"] = _choice(
+            "color_scheme", color_scheme, ("light", "dark", "no-preference")
+        )
+    if reduced_motion is not None:
+        changes["reduced_motion"] = _choice(
+            "reduced_motion", reduced_motion, ("reduce", "no-preference")
+        )
+    if offline is not None:
+        changes["offline"] = bool(offline)
+    changes.update(_network(network, latency_ms, download_kbps, upload_kbps))
+    if cpu_throttling is not None:
+        changes["cpu_throttling"] = _bounded("cpu_throttling", cpu_throttling, 1, 20)
+    return replace(new, **changes)
+
+
+def find_device(name: str) -> Device:
+    """A preset by name: ``iPhone 15``, ``iphone-15`` and ``iphone_15`` all work."""
+    key = re.sub(r"[\s_]+", "-", name.strip().lower())
+    device = DEVICES.get(key)
+    if device is None:
+        close = difflib.get_close_matches(key, list(DEVICES), n=2)
+        guess = f"did you mean {' or '.join(close)}? " if close else ""
+        raise InvalidArgument(
+            f"there is no device preset {name!r}",
+            hint=f"{guess}presets: {', '.join(DEVICES)}; or give width, height, "
+            "device_scale_factor, mobile and touch yourself",
+        )
+    return device
+
+
+def commands(
+    state: EmulationState, browser_user_agent: str, *, top_level: bool, full: bool
+) -> list[Command]:
+    """CDP commands that put a target in ``state``.
+
+    ``full`` also sends the commands that undo settings at their default (for targets
+    already running); without it only what differs is sent (a new target starts at
+    the defaults). ``top_level`` is a page; iframes get only per-target settings.
+    """
+    s = state
+    out: list[Command] = []
+    if top_level:
+        if s.width or s.height or s.device_scale_factor or s.mobile:
+            # 0 keeps the window's own value for that one dimension.
+            out.append(
+                (
+                    "Emulation.setDeviceMetricsOverride",
+                    {
+                        "width": s.width or 0,
+                        "height": s.height or 0,
+                        "deviceScaleFactor": s.device_scale_factor or 0,
+                        "mobile": s.mobile,
+                    },
+                )
+            )
+        elif full:
+            out.append(("Emulation.clearDeviceMetricsOverride", {}))
+        if s.geolocation is not None:
+            g = s.geolocation
+            # The page's own session grants it, so a relaunched browser gets it again too.
+            out.append(("Browser.grantPermissions", {"permissions": ["geolocation"]}))
+            out.append(
+                (
+                    "Emulation.setGeolocationOverride",
+                    {"latitude": g.latitude, "longitude": g.longitude, "accuracy": g.accuracy},
+                )
+            )
+        elif full:
+            out.append(("Emulation.clearGeolocationOverride", {}))
+    if s.touch or full:
+        touch: dict[str, Any] = {"enabled": s.touch}
+        if s.touch:
+            touch["maxTouchPoints"] = 5
+        out.append(("Emulation.setTouchEmulationEnabled", touch))
+    if s.user_agent or s.platform or s.accept_language or s.locale:
+        agent: dict[str, Any] = {"userAgent": s.user_agent or browser_user_agent}
+        language = s.accept_language or s.locale
+        if language:
+            agent["acceptLanguage"] = language  # navigator.language and Accept-Language
+        if s.platform:
+            agent["platform"] = s.platform
+        out.append(("Emulation.setUserAgentOverride", agent))
+    elif full:
+        out.append(("Emulation.setUserAgentOverride", {"userAgent": ""}))
+    if s.locale or full:
+        out.append(("Emulation.setLocaleOverride", {"locale": s.locale} if s.locale else {}))
+    if s.timezone or full:
+        out.append(("Emulation.setTimezoneOverride", {"timezoneId": s.timezone or ""}))
+    features = [
+        {"name": name, "value": value}
+        for name, value in (
+            ("prefers-color-scheme", s.color_scheme),
+            ("prefers-reduced-motion", s.reduced_motion),
+        )
+        if value is not None
+    ]
+    if features or full:
+        out.append(("Emulation.setEmulatedMedia", {"features": features}))
+    if s.offline or s.network is not None or full:
+        out.append(("Network.emulateNetworkConditions", _network_conditions(s)))
+    if s.cpu_throttling != 1 or full:
+        out.append(("Emulation.setCPUThrottlingRate", {"rate": s.cpu_throttling}))
+    return out
+
+
+async def apply(
+    session: BrowserSession, old: EmulationState, new: EmulationState, budget: Budget
+) -> list[str]:
+    """Send ``new`` to every open tab and its iframes; returns what did not take."""
+    ua = session._emulation_user_agent
+    problems: list[str] = []
+    browser = session._browser_cdp()
+    if old.geolocation is not None and new.geolocation is None:
+        # Granted for the emulated position only; the browser asks again from now on.
+        await browser.send("Browser.resetPermissions", budget=budget)
+    sends: list[tuple[str, CDPSession, Command]] = []
+    for tab in [t for t in session._tabs.values() if not t.closed]:
+        page = await tab._ready_session(budget)
+        targets = [(page, commands(new, ua, top_level=True, full=True))]
+        frame_commands = commands(new, ua, top_level=False, full=True)
+        targets += [(s, frame_commands) for s in tab.frames.sessions() if s is not page]
+        if tab.pending_dialogs:
+            # A page paused in a dialog answers once the dialog is: the commands are
+            # delivered then, so they are sent without waiting for replies.
+            for target, batch in targets:
+                for method, params in batch:
+                    later = target.send(method, params, budget=Budget(_LATE_S))
+                    session._spawn(asyncio.get_running_loop().create_task(_quietly(later)))
+            problems.append(f"tab {tab.id} is paused by a dialog: it changes once answered")
+            continue
+        sends += [(tab.id, target, c) for target, batch in targets for c in batch]
+    results = await asyncio.gather(
+        *(target.send(method, params, budget=budget) for _, target, (method, params) in sends),
+        return_exceptions=True,
+    )
+    for (tab_id, _, (method, _)), result in zip(sends, results, strict=True):
+        if isinstance(result, CDPError) and "already in effect" in result.cdp_message:
+            # Locale and timezone belong to a renderer process: another tab in the same
+            # process set them already, to the same value.
+            continue
+        if isinstance(result, TabwardenError):
+            problems.append(f"tab {tab_id}: {method}: {result}")
+        elif isinstance(result, BaseException):
+            raise result
+    return problems
+
+
+def change_notes(old: EmulationState, new: EmulationState) -> tuple[str, ...]:
+    """What an agent should know about when a change shows in pages already open."""
+    if old.touch != new.touch:
+        return (
+            "pages already open report the new touch support ('ontouchstart') after "
+            "their next load; navigator.maxTouchPoints changes at once",
+        )
+    return ()
+
+
+# ---- private ------------------------------------------------------------------------
+
+
+async def _quietly(command: Awaitable[Any]) -> None:
+    with contextlib.suppress(TabwardenError):
+        await command
+
+
+def _resolve_ua(template: str | None, browser_user_agent: str) -> str | None:
+    if template is None:
+        return None
+    found = re.search(r"Chrome/(\d+)", browser_user_agent)
+    return template.replace("{chrome}", found.group(1) if found else "130")
+
+
+def _network_conditions(s: EmulationState) -> dict[str, Any]:
+    def throughput(kbps: float | None) -> float:
+        return -1 if kbps is None else kbps * 1000 / 8  # bytes per second
+
+    return {
+        "offline": s.offline,
+        "latency": s.latency_ms,
+        "downloadThroughput": throughput(s.download_kbps),
+        "uploadThroughput": throughput(s.upload_kbps),
+    }
+
+
+def _network(
+    network: str | None,
+    latency_ms: float | None,
+    download_kbps: float | None,
+    upload_kbps: float | None,
+) -> dict[str, Any]:
+    custom = {"latency_ms": latency_ms, "download_kbps": download_kbps, "upload_kbps": upload_kbps}
+    given = {k: v for k, v in custom.items() if v is not None}
+    if network is None and not given:
+        return {}
+    if network in ("none", ""):
+        if given:
+            raise InvalidArgument(
+                "network='none' turns throttling off; it takes no latency or throughput",
+                hint="leave latency_ms, download_kbps and upload_kbps out, or pick a preset",
+            )
+        return {"network": None, "latency_ms": 0, "download_kbps": None, "upload_kbps": None}
+    if network is not None and network != "custom":
+        profile = NETWORK_PRESETS.get(network)
+        if profile is None:
+            raise InvalidArgument(
+                f"there is no network preset {network!r}",
+                hint=f"use one of {', '.join(NETWORK_PRESETS)}, none, or custom with "
+                "latency_ms, download_kbps and upload_kbps",
+            )
+        base = {
+            "latency_ms": profile.latency_ms,
+            "download_kbps": profile.download_kbps,
+            "upload_kbps": profile.upload_kbps,
+        }
+        out: dict[str, Any] = {"network": network, **base}
+        if given:
+            out.update({k: _bounded(k, v, 0, 10_000_000) for k, v in given.items()})
+            out["network"] = "custom"
+        return out
+    out = {"network": "custom", "latency_ms": 0, "download_kbps": None, "upload_kbps": None}
+    out.update({k: _bounded(k, v, 0, 10_000_000) for k, v in given.items()})
+    return out
+
+
+def _geolocation(
+    old: Geolocation | None,
+    latitude: float | None,
+    longitude: float | None,
+    accuracy: float | None,
+) -> Geolocation:
+    latitude = latitude if latitude is not None else (old.latitude if old else None)
+    longitude = longitude if longitude is not None else (old.longitude if old else None)
+    if latitude is None or longitude is None:
+        raise InvalidArgument(
+            "a geolocation needs both latitude and longitude",
+            hint="e.g. latitude=48.8584, longitude=2.2945 (accuracy in metres is optional)",
+        )
+    return Geolocation(
+        _bounded("latitude", latitude, -90, 90),
+        _bounded("longitude", longitude, -180, 180),
+        _bounded("accuracy", accuracy, 0, 1_000_000)
+        if accuracy is not None
+        else (old.accuracy if old else 10.0),
+    )
+
+
+_LOCALE = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
+
+
+def _locale(value: str) -> str | None:
+    if value == "":
+        return None
+    if not isinstance(value, str) or not _LOCALE.match(value):
+        raise InvalidArgument(
+            f"locale={value!r} is not a language tag",
+            hint="use a BCP 47 tag such as en-US, de-DE, fr, ja-JP or pt-BR ('' clears it)",
+        )
+    return value
+
+
+@functools.cache
+def _timezones() -> frozenset[str]:
+    return frozenset(zoneinfo.available_timezones())
+
+
+def _timezone(value: str) -> str | None:
+    if value == "":
+        return None
+    known = _timezones()
+    if value in known:
+        return value
+    by_case = {name.lower(): name for name in known}
+    if isinstance(value, str) and value.lower() in by_case:
+        return by_case[value.lower()]
+    close = difflib.get_close_matches(str(value), sorted(known), n=3)
+    regions = sorted({name.split("/")[0] for name in known if "/" in name})[:12]
+    guess = f"did you mean {', '.join(close)}? " if close else ""
+    raise InvalidArgument(
+        f"timezone={value!r} is not an IANA time zone",
+        hint=f"{guess}use Region/City such as Europe/Paris, America/New_York, Asia/Tokyo or "
+        f"UTC (regions: {', '.join(regions)}); '' clears it",
+    )
+
+
+def _text(name: str, value: str) -> str | None:
+    if not isinstance(value, str):
+        raise InvalidArgument(f"{name} must be text, got {value!r}")
+    if any(ord(ch) < 32 for ch in value):
+        raise InvalidArgument(f"{name} must be one line without control characters")
+    return value or None
+
+
+def _choice(name: str, value: str, allowed: tuple[str, ...]) -> str | None:
+    if value == "default":
+        return None
+    if value not in allowed:
+        raise InvalidArgument(
+            f"{name}={value!r} is not a choice",
+            hint=f"use one of {', '.join(allowed)}, or default to stop emulating it",
+        )
+    return value
+
+
+def _bounded(name: str, value: float, low: float, high: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        raise InvalidArgument(f"{name} must be a number, got {value!r}")
+    if not low <= value <= high:
+        raise InvalidArgument(f"{name}={value} is out of range", hint=f"give {low:g}..{high:g}")
+    return float(value)
+
+
+def _bounded_int(name: str, value: int, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidArgument(f"{name} must be a whole number of CSS pixels, got {value!r}")
+    if not low <= value <= high:
+        raise InvalidArgument(f"{name}={value} is out of range", hint=f"give {low}..{high}")
+    return value

@@ -1,0 +1,391 @@
+"""Session recording: a tab's screencast frames, saved as WebM (ffmpeg) or an HTML player.
+
+``Page.startScreencast`` sends a JPEG frame whenever the page repaints; each one is
+acknowledged (``Page.screencastFrameAck``) or the browser stops sending. Frames are
+kept with their timestamps in a ring bounded by count and bytes. On stop they become
+a WebM when ffmpeg is available, otherwise a self-contained HTML file that plays them
+back (play, pause, seek) with their real timing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import html
+import json
+import logging
+import shutil
+import struct
+import tempfile
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from ..budget import Budget
+from ..cdp.protocol import Event, Subscription
+from ..cdp.session import CDPSession
+from ..errors import DeadlineExceeded, InvalidArgument, TabwardenError
+from ..safety.paths import WorkspacePaths
+from ..supervisor.buffers import RingStatistics
+
+__all__ = [
+    "Frame",
+    "RecordingFile",
+    "RecordingStarted",
+    "ScreencastRecorder",
+    "html_player",
+    "jpeg_size",
+    "write_recording",
+]
+
+logger = logging.getLogger("tabwarden.recording")
+
+RecordingFormat = Literal["auto", "webm", "html"]
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    data: bytes
+    """A JPEG image."""
+    timestamp: float
+    """When the browser painted it (seconds, wall clock)."""
+
+
+@dataclass(frozen=True)
+class RecordingStarted:
+    tab_id: str
+    quality: int
+    max_width: int | None
+    max_height: int | None
+    every_nth_frame: int
+
+    def text(self) -> str:
+        return (
+            f"recording tab {self.tab_id} (JPEG quality {self.quality}, every "
+            f"{'' if self.every_nth_frame == 1 else f'{self.every_nth_frame}th '}frame); "
+            "frames come when the page repaints; stop with record_stop"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "tab_id": self.tab_id,
+            "quality": self.quality,
+            "max_width": self.max_width,
+            "max_height": self.max_height,
+            "every_nth_frame": self.every_nth_frame,
+        }
+
+
+@dataclass(frozen=True)
+class RecordingFile:
+    path: Path
+    format: Literal["webm", "html"]
+    bytes: int
+    frames: int
+    dropped: int
+    """Frames pushed out of the ring (the recording lost its start)."""
+    duration_ms: int
+    note: str = ""
+    """Why the format differs from the one asked for, when it does."""
+
+    def text(self) -> str:
+        lines = [
+            f"recording saved to {self.path} ({self.format}, {self.bytes:,} bytes, "
+            f"{self.frames} frames over {self.duration_ms:,} ms)"
+        ]
+        if self.dropped:
+            lines.append(f"{self.dropped} earlier frames were dropped (recording limits)")
+        if self.frames == 0:
+            lines.append("no frames: the page did not repaint while it was recorded")
+        if self.note:
+            lines.append(self.note)
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": str(self.path),
+            "format": self.format,
+            "bytes": self.bytes,
+            "frames": self.frames,
+            "dropped": self.dropped,
+            "duration_ms": self.duration_ms,
+            "note": self.note,
+        }
+
+
+class ScreencastRecorder:
+    """The screencast of one tab; the frame handler runs on the reader and never awaits."""
+
+    def __init__(
+        self,
+        tab_id: str,
+        session: CDPSession,
+        *,
+        max_frames: int,
+        max_bytes: int,
+        spawn: Callable[[asyncio.Task[Any]], None],
+    ) -> None:
+        self.tab_id = tab_id
+        self._session = session
+        self._max_frames = max_frames
+        self._max_bytes = max_bytes
+        self._spawn = spawn
+        self._frames: deque[Frame] = deque()
+        self._bytes = 0
+        self._dropped = 0
+        self._subscription: Subscription | None = None
+        self.started_at = time.time()
+
+    @property
+    def active(self) -> bool:
+        return self._subscription is not None
+
+    def statistics(self) -> RingStatistics:
+        return RingStatistics(len(self._frames), self._max_frames, self._dropped)
+
+    async def start(
+        self,
+        budget: Budget,
+        *,
+        quality: int,
+        max_width: int | None,
+        max_height: int | None,
+        every_nth_frame: int,
+    ) -> RecordingStarted:
+        if not 0 <= quality <= 100:
+            raise InvalidArgument(f"quality={quality} is out of range", hint="give 0 to 100")
+        if every_nth_frame < 1:
+            raise InvalidArgument("every_nth_frame must be 1 or more")
+        params: dict[str, Any] = {
+            "format": "jpeg",
+            "quality": quality,
+            "everyNthFrame": every_nth_frame,
+        }
+        for key, value in (("maxWidth", max_width), ("maxHeight", max_height)):
+            if value is not None:
+                if value < 16:
+                    raise InvalidArgument(f"{key} must be at least 16 pixels, got {value}")
+                params[key] = value
+        self._subscription = self._session.subscribe("Page.screencastFrame", self._on_frame)
+        try:
+            await self._session.send("Page.startScreencast", params, budget=budget)
+        except BaseException:
+            self._close()
+            raise
+        self.started_at = time.time()
+        return RecordingStarted(self.tab_id, quality, max_width, max_height, every_nth_frame)
+
+    async def stop(self, budget: Budget) -> list[Frame]:
+        """Stop the screencast (if the tab still lives) and hand over the frames."""
+        was_active = self.active
+        self._close()
+        if was_active:
+            with contextlib.suppress(TabwardenError):  # a closed tab stopped it already
+                await self._session.send("Page.stopScreencast", budget=budget.child(2.0))
+        return list(self._frames)
+
+    def _close(self) -> None:
+        if self._subscription is not None:
+            self._subscription.close()
+            self._subscription = None
+
+    def _on_frame(self, event: Event) -> None:
+        params = event.params
+        ack = params.get("sessionId")
+        if ack is not None:
+            task = asyncio.get_running_loop().create_task(
+                self._ack(int(ack)), name=f"screencast ack {self.tab_id}"
+            )
+            self._spawn(task)
+        try:
+            data = base64.b64decode(params.get("data", ""))
+        except ValueError:
+            return
+        stamp = params.get("metadata", {}).get("timestamp") or time.time()
+        self._frames.append(Frame(data, float(stamp)))
+        self._bytes += len(data)
+        while len(self._frames) > self._max_frames or (
+            self._bytes > self._max_bytes and len(self._frames) > 1
+        ):
+            self._bytes -= len(self._frames.popleft().data)
+            self._dropped += 1
+
+    async def _ack(self, frame_session: int) -> None:
+        with contextlib.suppress(TabwardenError):
+            await self._session.send(
+                "Page.screencastFrameAck", {"sessionId": frame_session}, budget=Budget(5.0)
+            )
+
+
+async def write_recording(
+    frames: Sequence[Frame],
+    paths: WorkspacePaths,
+    path: str | None,
+    budget: Budget,
+    *,
+    format: RecordingFormat = "auto",
+    ffmpeg: str = "ffmpeg",
+    dropped: int = 0,
+    started_at: float | None = None,
+    title: str = "",
+) -> RecordingFile:
+    """Save the frames as WebM (ffmpeg) or, without ffmpeg or when it fails, as HTML."""
+    if format not in ("auto", "webm", "html"):
+        raise InvalidArgument(f"format={format!r} is not known", hint="auto, webm or html")
+    start = frames[0].timestamp if frames else (started_at or time.time())
+    end = frames[-1].timestamp if frames else start
+    duration_ms = int(max(0.0, end - start) * 1000)
+    note = ""
+    if format != "html" and frames:
+        found = shutil.which(ffmpeg) if ffmpeg else None
+        if found is None:
+            note = "no ffmpeg for WebM: saved as a self-contained HTML player to open in a browser"
+        else:
+            target = _target(paths, path, ".webm")
+            try:
+                await _encode_webm(found, frames, target, budget)
+                return RecordingFile(
+                    target, "webm", target.stat().st_size, len(frames), dropped, duration_ms
+                )
+            except (OSError, TabwardenError) as exc:
+                logger.warning("encoding a recording with ffmpeg failed: %s", exc)
+                with contextlib.suppress(OSError):
+                    target.unlink()
+                note = f"ffmpeg failed ({exc}): saved as a self-contained HTML player instead"
+    target = _target(paths, path, ".html")
+    page = html_player(frames, title=title or "tabwarden recording")
+    with target.open("x", encoding="utf-8") as file:
+        file.write(page)
+    return RecordingFile(
+        target, "html", target.stat().st_size, len(frames), dropped, duration_ms, note
+    )
+
+
+def _target(paths: WorkspacePaths, path: str | None, suffix: str) -> Path:
+    if path is not None and Path(path).suffix.lower() in (".webm", ".html", ".htm"):
+        path = str(Path(path).with_suffix(suffix))  # the format decides the extension
+    return paths.output_path("recordings", path, suffix=suffix, stem="recording")
+
+
+async def _encode_webm(ffmpeg: str, frames: Sequence[Frame], target: Path, budget: Budget) -> None:
+    """ffmpeg's concat demuxer plays each JPEG for its real duration (VP9, even size)."""
+    width, height = jpeg_size(frames[0].data) or (0, 0)
+    # One even size for every frame (VP9 in yuv420p needs it; a resized viewport changes it).
+    size = f"scale={width - width % 2}:{height - height % 2},setsar=1" if width and height else None
+    with tempfile.TemporaryDirectory(prefix="tabwarden-frames-") as folder:
+        lines = ["ffconcat version 1.0"]
+        for index, frame in enumerate(frames):
+            name = f"{index:06d}.jpg"
+            (Path(folder) / name).write_bytes(frame.data)
+            last = index + 1 == len(frames)
+            shown_until = frame.timestamp + 0.1 if last else frames[index + 1].timestamp
+            lines += [f"file '{name}'", f"duration {max(0.001, shown_until - frame.timestamp):.3f}"]
+        lines.append(f"file '{len(frames) - 1:06d}.jpg'")  # concat needs the last one twice
+        (Path(folder) / "frames.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        command = [
+            ffmpeg, "-hide_banner", "-loglevel", "error", "-nostdin", "-n",
+            "-f", "concat", "-safe", "0", "-i", str(Path(folder) / "frames.txt"),
+            *(["-vf", size] if size else ["-vf", "scale=trunc(iw/2)*2:trunc(ih/2)*2"]),
+            "-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8",
+            "-b:v", "0", "-crf", "36", "-pix_fmt", "yuv420p", "-fps_mode", "vfr",
+            str(target),
+        ]  # fmt: skip
+        process = await asyncio.create_subprocess_exec(
+            *command,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        try:
+            _, errors = await budget.run(process.communicate(), what="encoding the recording")
+        except (DeadlineExceeded, asyncio.CancelledError, TabwardenError):
+            process.kill()
+            await process.wait()
+            raise
+        if process.returncode != 0:
+            message = errors.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
+            raise OSError(f"ffmpeg exited with {process.returncode}: {message[0]}")
+
+
+def jpeg_size(data: bytes) -> tuple[int, int] | None:
+    """Width and height from a JPEG's start-of-frame marker."""
+    index = 2
+    while index + 9 < len(data):
+        if data[index] != 0xFF:
+            return None
+        marker = data[index + 1]
+        length = struct.unpack(">H", data[index + 2 : index + 4])[0]
+        if marker in (0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE):
+            height, width = struct.unpack(">HH", data[index + 5 : index + 9])
+            return width, height
+        index += 2 + length
+    return None
+
+
+def html_player(frames: Sequence[Frame], *, title: str) -> str:
+    """One HTML file with every frame inlined and a player: play/pause, seek, timing."""
+    start = frames[0].timestamp if frames else 0.0
+    items = [
+        {"t": round((f.timestamp - start) * 1000), "src": "data:image/jpeg;base64,"
+         + base64.b64encode(f.data).decode()}
+        for f in frames
+    ]  # fmt: skip
+    # "</" cannot end the script early once escaped; base64 and numbers hold nothing else.
+    data = json.dumps(items).replace("</", "<\\/")
+    return _PLAYER.replace("%TITLE%", html.escape(title)).replace("%FRAMES%", data)
+
+
+_PLAYER = """<!doctype html>
+<html><head><meta charset="utf-8"><title>%TITLE%</title>
+<style>
+  body { margin: 0; font: 13px system-ui, sans-serif; background: #222; color: #eee; }
+  #stage { display: flex; justify-content: center; padding: 8px; }
+  #frame { max-width: 100%; box-shadow: 0 0 8px #000; background: #fff; }
+  #bar { display: flex; gap: 8px; align-items: center; padding: 8px; }
+  #seek { flex: 1; }
+  button { min-width: 64px; }
+</style></head>
+<body>
+<div id="stage"><img id="frame" alt="recorded frame"></div>
+<div id="bar">
+  <button id="play" type="button">Play</button>
+  <input id="seek" type="range" min="0" value="0" step="1" aria-label="Seek">
+  <span id="time">0.0 s</span>
+</div>
+<script>
+const frames = %FRAMES%;
+const img = document.getElementById('frame');
+const seek = document.getElementById('seek');
+const play = document.getElementById('play');
+const time = document.getElementById('time');
+const total = frames.length ? frames[frames.length - 1].t : 0;
+let index = 0, timer = null;
+seek.max = Math.max(0, frames.length - 1);
+function show(i) {
+  if (!frames.length) { time.textContent = 'no frames'; return; }
+  index = Math.max(0, Math.min(frames.length - 1, i));
+  img.src = frames[index].src;
+  seek.value = index;
+  time.textContent = (frames[index].t / 1000).toFixed(1) + ' / ' + (total / 1000).toFixed(1) + ' s';
+}
+function pause() { clearTimeout(timer); timer = null; play.textContent = 'Play'; }
+function step() {
+  if (index >= frames.length - 1) { pause(); return; }
+  const wait = frames[index + 1].t - frames[index].t;
+  timer = setTimeout(() => { show(index + 1); step(); }, Math.max(0, wait));
+}
+play.onclick = () => {
+  if (timer) { pause(); return; }
+  if (index >= frames.length - 1) show(0);
+  play.textContent = 'Pause';
+  step();
+};
+seek.oninput = () => { pause(); show(Number(seek.value)); };
+show(0);
+</script>
+</body></html>
+"""

@@ -1,0 +1,803 @@
+"""Cookies, localStorage and sessionStorage of a tab's origin, and storage state files.
+
+Web storage goes through the ``DOMStorage`` domain, keyed by the frame's storage key
+(``Storage.getStorageKeyForFrame``), rather than through page script: no script runs
+in the page (it cannot see or intercept the read, and a page that replaced
+``localStorage`` or ``Storage.prototype`` cannot fool it), all entries come back in
+one reply, and the storage key names exactly the partition the page itself uses.
+
+State files have Playwright's shape, so state moves between tools::
+
+    {"cookies": [{"name", "value", "domain", "path", "expires", "httpOnly", "secure",
+                  "sameSite"}],
+     "origins": [{"origin": "https://example.com",
+                  "localStorage": [{"name": "k", "value": "v"}]}]}
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import json
+import logging
+import os
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, get_args
+from urllib.parse import urlsplit
+
+from ..budget import Budget
+from ..cdp.protocol import Event
+from ..cdp.session import CDPSession
+from ..errors import CDPError, DeadlineExceeded, InvalidArgument, TabwardenError
+
+if TYPE_CHECKING:
+    from ..session import BrowserSession
+    from ..tab import Tab
+
+__all__ = [
+    "StorageAction",
+    "StorageKind",
+    "StorageResult",
+    "StorageState",
+    "check_request",
+    "cookie_param",
+    "load_state",
+    "parse_state",
+    "run",
+    "save_state",
+]
+
+logger = logging.getLogger("tabwarden.storage")
+
+StorageAction = Literal["get", "set", "delete", "clear", "save_state", "load_state"]
+StorageKind = Literal["cookies", "local", "session"]
+_SAME_SITE = ("Strict", "Lax", "None")
+_MAX_STATE_BYTES = 20 * 1024 * 1024
+_EMPTY_PAGE = base64.b64encode(b"<!doctype html><title></title>").decode("ascii")
+_STATE_HINT = (
+    'a storage state file is JSON: {"cookies": [{"name", "value", "domain", "path", '
+    '"expires", "httpOnly", "secure", "sameSite"}], "origins": [{"origin": '
+    '"https://example.com", "localStorage": [{"name", "value"}]}]}'
+)
+
+
+@dataclass(frozen=True, slots=True)
+class StorageResult:
+    """What a storage call read or changed."""
+
+    action: str
+    kind: str
+    scope: str
+    """The origin or URL acted on, ``all cookies``, or the state file."""
+    items: tuple[dict[str, Any], ...] = ()
+    """Cookies (Playwright's shape) or ``{"name", "value"}`` entries."""
+    changed: int = 0
+    """How many entries were set or removed."""
+    file: str | None = None
+    notes: tuple[str, ...] = ()
+
+    def text(self, *, max_items: int = 100, max_value_chars: int = 300) -> str:
+        """A bounded listing for a model: values clipped, long lists cut."""
+        lines = [self._headline()]
+        for item in self.items[:max_items]:
+            value = str(item.get("value", ""))
+            if len(value) > max_value_chars:
+                value = value[:max_value_chars] + f"… [{len(value):,} chars]"
+            line = f"- {item.get('name', '')}={value}"
+            if self.kind == "cookies" and "domain" in item:
+                flags = [item["domain"] + item.get("path", "")]
+                flags += [f for f in ("httpOnly", "secure") if item.get(f)]
+                flags.append(f"SameSite={item.get('sameSite', 'Lax')}")
+                expires = item.get("expires", -1)
+                flags.append("session" if expires in (-1, None) else f"expires {expires:.0f}")
+                line += f" ({', '.join(flags)})"
+            lines.append(line)
+        if len(self.items) > max_items:
+            lines.append(f"… {len(self.items) - max_items} more not listed")
+        lines += [f"note: {note}" for note in self.notes]
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "action": self.action,
+            "kind": self.kind,
+            "scope": self.scope,
+            "items": [dict(i) for i in self.items],
+            "changed": self.changed,
+            "file": self.file,
+            "notes": list(self.notes),
+        }
+
+    def _headline(self) -> str:
+        area = {"local": "localStorage", "session": "sessionStorage"}.get(self.kind)
+        what = f"{area} entries" if area else "cookies"
+        if self.action == "get":
+            return f"{len(self.items)} {what} of {self.scope}"
+        if self.action == "save_state":
+            return f"saved {self.scope} to {self.file}"
+        if self.action == "load_state":
+            return f"loaded {self.scope} from {self.file}"
+        verb = {"set": "set", "delete": "deleted", "clear": "cleared"}[self.action]
+        return f"{verb} {self.changed} {what} of {self.scope}"
+
+
+# ---- one tab's storage ----------------------------------------------------------------
+
+
+async def run(
+    tab: Tab,
+    budget: Budget,
+    *,
+    action: str,
+    kind: str,
+    name: str | None,
+    value: str | None,
+    domain: str | None,
+    url: str | None,
+    path: str | None,
+    expires: float | None,
+    http_only: bool,
+    secure: bool,
+    same_site: str | None,
+    all: bool,
+) -> StorageResult:
+    """get / set / delete / clear on cookies, localStorage or sessionStorage of ``tab``."""
+    check_request(action, kind)
+    if kind == "cookies":
+        return await _cookies(
+            tab,
+            budget,
+            action=action,
+            name=name,
+            value=value,
+            domain=domain,
+            url=url,
+            path=path,
+            expires=expires,
+            http_only=http_only,
+            secure=secure,
+            same_site=same_site,
+            all=all,
+        )
+    cookie_only = {
+        "domain": domain,
+        "url": url,
+        "path": path,
+        "expires": expires,
+        "same_site": same_site,
+        "http_only": http_only or None,
+        "secure": secure or None,
+        "all": all or None,
+    }
+    extra = [k for k, v in cookie_only.items() if v is not None]
+    if extra:
+        raise InvalidArgument(
+            f"{', '.join(extra)} only apply to cookies, not to kind={kind!r}",
+            hint="leave them out, or use kind='cookies'",
+        )
+    return await _web_storage(
+        tab, budget, action=action, local=kind == "local", name=name, value=value
+    )
+
+
+def check_request(action: str, kind: str) -> None:
+    actions, kinds = get_args(StorageAction), get_args(StorageKind)
+    if action not in actions:
+        raise InvalidArgument(
+            f"action={action!r} is not a storage action", hint=f"use one of {', '.join(actions)}"
+        )
+    if kind not in kinds:
+        raise InvalidArgument(
+            f"kind={kind!r} is not a kind of storage", hint=f"use one of {', '.join(kinds)}"
+        )
+
+
+# ---- storage state files ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class StorageState:
+    """A validated state file: cookies ready for ``Storage.setCookies``, and origins."""
+
+    cookies: tuple[dict[str, Any], ...]
+    origins: tuple[tuple[str, tuple[tuple[str, str], ...]], ...]
+
+
+async def save_state(session: BrowserSession, budget: Budget, file: str | None) -> StorageResult:
+    """Write every cookie of the browser plus the localStorage of each open origin."""
+    browser = session._browser_cdp()
+    notes: list[str] = []
+    cookies = await _all_cookies(browser, budget)
+    partitioned = [c for c in cookies if c.get("partitionKey")]
+    if partitioned:
+        notes.append(
+            f"{len(partitioned)} partitioned (third-party) cookies are not saved: the file "
+            "format has no place for their partition"
+        )
+    saved = [_playwright_cookie(c) for c in cookies if not c.get("partitionKey")]
+    origins = await _open_origins(session, budget, notes)
+    target = session.paths.output_path("state", file, suffix=".json", stem="storage-state")
+    state = {
+        "cookies": saved,
+        "origins": [
+            {"origin": origin, "localStorage": [{"name": k, "value": v} for k, v in entries]}
+            for origin, entries in origins.items()
+        ],
+    }
+    _write_private(target, json.dumps(state, indent=2, ensure_ascii=False) + "\n")
+    items = sum(len(entries) for entries in origins.values())
+    scope = f"{len(saved)} cookies and {items} localStorage entries of {len(origins)} origins"
+    return StorageResult(
+        "save_state",
+        "state",
+        scope,
+        changed=len(saved) + items,
+        file=str(target),
+        notes=tuple(notes),
+    )
+
+
+async def load_state(session: BrowserSession, budget: Budget, file: str) -> StorageResult:
+    """Set the cookies and each origin's localStorage from a state file (added to, and
+    overwriting, what the browser holds)."""
+    if not isinstance(file, str) or not file.strip():
+        raise InvalidArgument(
+            "load_state needs the path of a storage state file",
+            hint="give file=… (a path inside the workspace), e.g. one save_state wrote",
+        )
+    source = session.paths.readable(file, what="storage state file")
+    size = source.stat().st_size
+    if size > _MAX_STATE_BYTES:
+        raise InvalidArgument(
+            f"the storage state file {source} is {size:,} bytes, more than {_MAX_STATE_BYTES:,}",
+            hint="a state file holds cookies and localStorage; this one is not such a file",
+        )
+    try:
+        text = source.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InvalidArgument(
+            f"the storage state file {source} is not UTF-8 text", hint=_STATE_HINT
+        ) from None
+    state = parse_state(text, str(source))
+    browser = session._browser_cdp()
+    notes: list[str] = []
+    refused = await _set_cookies(browser, list(state.cookies), budget) if state.cookies else []
+    notes += [f"the browser refused {problem}" for problem in refused]
+    items = 0
+    with_items = [(origin, entries) for origin, entries in state.origins if entries]
+    if with_items:
+        async with _origin_pages(session, budget) as visit:
+            for origin, entries in with_items:
+                page = await visit(origin)
+                key = await page.send(
+                    "Storage.getStorageKeyForFrame", {"frameId": page.target_id}, budget=budget
+                )
+                storage_id = {"storageKey": key["storageKey"], "isLocalStorage": True}
+                await asyncio.gather(
+                    *(
+                        page.send(
+                            "DOMStorage.setDOMStorageItem",
+                            {"storageId": storage_id, "key": k, "value": v},
+                            budget=budget,
+                        )
+                        for k, v in entries
+                    )
+                )
+                items += len(entries)
+    cookies = len(state.cookies) - len(refused)
+    scope = f"{cookies} cookies and {items} localStorage entries of {len(with_items)} origins"
+    return StorageResult(
+        "load_state", "state", scope, changed=cookies + items, file=str(source), notes=tuple(notes)
+    )
+
+
+def parse_state(text: str, source: str = "the storage state file") -> StorageState:
+    """Validate a state file's text; errors name the entry and field that is wrong."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidArgument(
+            f"{source} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})",
+            hint=_STATE_HINT,
+        ) from None
+    if not isinstance(data, dict) or not ({"cookies", "origins"} & set(data)):
+        raise InvalidArgument(
+            f"{source} is not a storage state: it needs a 'cookies' or an 'origins' list",
+            hint=_STATE_HINT,
+        )
+    raw_cookies = data.get("cookies", [])
+    raw_origins = data.get("origins", [])
+    if not isinstance(raw_cookies, list) or not isinstance(raw_origins, list):
+        raise InvalidArgument(f"{source}: 'cookies' and 'origins' must be lists", hint=_STATE_HINT)
+    cookies = tuple(
+        cookie_param(c, where=f"{source}: cookies[{i}]") for i, c in enumerate(raw_cookies)
+    )
+    origins = tuple(_parse_origin(o, f"{source}: origins[{i}]") for i, o in enumerate(raw_origins))
+    return StorageState(cookies, origins)
+
+
+def cookie_param(cookie: Any, *, where: str) -> dict[str, Any]:
+    """A ``Storage.setCookies`` entry from Playwright's cookie shape, validated."""
+    if not isinstance(cookie, dict):
+        raise InvalidArgument(f"{where} must be an object", hint=_STATE_HINT)
+    name, value = cookie.get("name"), cookie.get("value")
+    if not isinstance(name, str) or not name:
+        raise InvalidArgument(f"{where}: 'name' must be a non-empty string", hint=_STATE_HINT)
+    if not isinstance(value, str):
+        raise InvalidArgument(f"{where} ({name}): 'value' must be a string", hint=_STATE_HINT)
+    out: dict[str, Any] = {"name": name, "value": value}
+    url, domain, path = cookie.get("url"), cookie.get("domain"), cookie.get("path")
+    if url is not None:
+        if not isinstance(url, str) or urlsplit(url).scheme not in ("http", "https"):
+            raise InvalidArgument(
+                f"{where} ({name}): 'url' must be an http(s) URL, got {url!r}", hint=_STATE_HINT
+            )
+        out["url"] = url
+    if domain is not None:
+        if not isinstance(domain, str) or not domain.strip(".") or "/" in domain:
+            raise InvalidArgument(
+                f"{where} ({name}): 'domain' must be a host name such as example.com, "
+                f"got {domain!r}",
+                hint=_STATE_HINT,
+            )
+        out["domain"] = domain
+    if url is None and domain is None:
+        raise InvalidArgument(
+            f"{where} ({name}) needs a 'domain' (with 'path') or a 'url'", hint=_STATE_HINT
+        )
+    if path is not None:
+        if not isinstance(path, str) or not path.startswith("/"):
+            raise InvalidArgument(
+                f"{where} ({name}): 'path' must start with '/', got {path!r}", hint=_STATE_HINT
+            )
+        out["path"] = path
+    elif domain is not None or url is not None:
+        out["path"] = "/"
+    expires = cookie.get("expires")
+    if expires is not None and expires != -1:
+        if isinstance(expires, bool) or not isinstance(expires, (int, float)) or expires < 0:
+            raise InvalidArgument(
+                f"{where} ({name}): 'expires' must be a Unix time in seconds, or -1 for a "
+                f"session cookie; got {expires!r}",
+                hint=_STATE_HINT,
+            )
+        if expires <= time.time():
+            raise InvalidArgument(
+                f"{where} ({name}): 'expires' {expires:.0f} lies in the past, so the cookie "
+                "would be deleted at once",
+                hint="give a time in the future, or -1 for a session cookie; to remove a "
+                "cookie use action='delete'",
+            )
+        out["expires"] = float(expires)
+    for field in ("httpOnly", "secure"):
+        flag = cookie.get(field, False)
+        if not isinstance(flag, bool):
+            raise InvalidArgument(
+                f"{where} ({name}): '{field}' must be true or false, got {flag!r}",
+                hint=_STATE_HINT,
+            )
+        out[field] = flag
+    same_site = cookie.get("sameSite")
+    if same_site is not None:
+        normal = str(same_site).capitalize()
+        if normal not in _SAME_SITE:
+            raise InvalidArgument(
+                f"{where} ({name}): 'sameSite' must be Strict, Lax or None, got {same_site!r}",
+                hint=_STATE_HINT,
+            )
+        out["sameSite"] = normal
+    return out
+
+
+# ---- private ------------------------------------------------------------------------
+
+
+async def _web_storage(
+    tab: Tab, budget: Budget, *, action: str, local: bool, name: str | None, value: str | None
+) -> StorageResult:
+    kind = "local" if local else "session"
+    origin = _page_origin(tab)
+    tab._check_no_dialog()  # DOMStorage runs on the page's thread, paused by a dialog
+    session = tab.frames.main_session
+    key = await session.send(
+        "Storage.getStorageKeyForFrame", {"frameId": tab.target_id}, budget=budget
+    )
+    storage_id = {"storageKey": key["storageKey"], "isLocalStorage": local}
+    if action == "get":
+        entries = await _entries(session, storage_id, budget)
+        if name is not None:
+            entries = [e for e in entries if e["name"] == name]
+            notes = () if entries else (f"there is no key {name!r}",)
+            return StorageResult("get", kind, origin, tuple(entries), notes=notes)
+        return StorageResult("get", kind, origin, tuple(entries))
+    if action == "set":
+        if not name or value is None:
+            raise InvalidArgument(
+                f"setting {kind} storage needs a name and a value",
+                hint="e.g. action='set', kind='local', name='theme', value='dark'",
+            )
+        await session.send(
+            "DOMStorage.setDOMStorageItem",
+            {"storageId": storage_id, "key": name, "value": value},
+            budget=budget,
+        )
+        return StorageResult("set", kind, origin, ({"name": name, "value": value},), changed=1)
+    if action == "delete":
+        if not name:
+            raise InvalidArgument(
+                f"deleting from {kind} storage needs the name of a key",
+                hint="give name=…, or use action='clear' to remove every key",
+            )
+        present = any(e["name"] == name for e in await _entries(session, storage_id, budget))
+        if present:
+            await session.send(
+                "DOMStorage.removeDOMStorageItem",
+                {"storageId": storage_id, "key": name},
+                budget=budget,
+            )
+        notes = () if present else (f"there was no key {name!r}",)
+        return StorageResult("delete", kind, origin, changed=int(present), notes=notes)
+    if action == "clear":
+        count = len(await _entries(session, storage_id, budget))
+        await session.send("DOMStorage.clear", {"storageId": storage_id}, budget=budget)
+        return StorageResult("clear", kind, origin, changed=count)
+    raise InvalidArgument(
+        f"action={action!r} does not apply to {kind} storage",
+        hint="use get, set, delete or clear; save_state and load_state take a file",
+    )
+
+
+async def _cookies(
+    tab: Tab,
+    budget: Budget,
+    *,
+    action: str,
+    name: str | None,
+    value: str | None,
+    domain: str | None,
+    url: str | None,
+    path: str | None,
+    expires: float | None,
+    http_only: bool,
+    secure: bool,
+    same_site: str | None,
+    all: bool,
+) -> StorageResult:
+    browser = tab._browser._browser_cdp()
+    if action == "get":
+        if all:
+            cookies = await _all_cookies(browser, budget)
+            scope = "all cookies of the browser"
+        else:
+            page = url or _page_url(tab)
+            cookies = await _cookies_for(tab, page, budget)
+            scope = page
+        if name is not None:
+            cookies = [c for c in cookies if c["name"] == name]
+        if domain is not None:
+            cookies = [c for c in cookies if c["domain"].lstrip(".") == domain.lstrip(".")]
+        return StorageResult("get", "cookies", scope, tuple(_playwright_cookie(c) for c in cookies))
+    if action == "set":
+        if not name or value is None:
+            raise InvalidArgument(
+                "setting a cookie needs a name and a value",
+                hint="e.g. action='set', kind='cookies', name='consent', value='yes'",
+            )
+        param = cookie_param(
+            {
+                "name": name,
+                "value": value,
+                "domain": domain,
+                "url": url if url is not None or domain is not None else _page_url(tab),
+                "path": path,
+                "expires": expires,
+                "httpOnly": http_only,
+                "secure": secure,
+                "sameSite": same_site,
+            },
+            where="the cookie",
+        )
+        refused = await _set_cookies(browser, [param], budget)
+        if refused:
+            raise InvalidArgument(f"the browser refused the cookie {name!r}: {refused[0]}")
+        stored = [
+            c
+            for c in await _all_cookies(browser, budget)
+            if c["name"] == name and c["value"] == value
+        ]
+        scope = param.get("url") or param.get("domain", "")
+        return StorageResult(
+            "set", "cookies", scope, tuple(_playwright_cookie(c) for c in stored[:1]), changed=1
+        )
+    if action == "delete":
+        if not name:
+            raise InvalidArgument(
+                "deleting a cookie needs its name",
+                hint="give name=…, or use action='clear' to remove the page's cookies",
+            )
+        target: dict[str, Any] = {"name": name}
+        if domain is not None:
+            target["domain"] = domain
+        else:
+            target["url"] = url or _page_url(tab)
+        if path is not None:
+            target["path"] = path
+        before = len(await _all_cookies(browser, budget))
+        await tab.frames.main_session.send("Network.deleteCookies", target, budget=budget)
+        removed = before - len(await _all_cookies(browser, budget))
+        notes = () if removed else (f"no cookie named {name!r} matched",)
+        scope = target.get("url") or target.get("domain", "")
+        return StorageResult("delete", "cookies", scope, changed=removed, notes=notes)
+    if action == "clear":
+        if all:
+            count = len(await _all_cookies(browser, budget))
+            await browser.send("Storage.clearCookies", budget=budget)
+            return StorageResult("clear", "cookies", "all cookies of the browser", changed=count)
+        page = url or _page_url(tab)
+        cookies = await _cookies_for(tab, page, budget)
+        await asyncio.gather(
+            *(
+                tab.frames.main_session.send(
+                    "Network.deleteCookies",
+                    {"name": c["name"], "domain": c["domain"], "path": c["path"]},
+                    budget=budget,
+                )
+                for c in cookies
+            )
+        )
+        return StorageResult("clear", "cookies", page, changed=len(cookies))
+    raise InvalidArgument(
+        f"action={action!r} does not apply to cookies",
+        hint="use get, set, delete or clear; save_state and load_state take a file",
+    )
+
+
+def _parse_origin(entry: Any, where: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    if not isinstance(entry, dict) or not isinstance(entry.get("origin"), str):
+        raise InvalidArgument(f"{where} must be an object with an 'origin'", hint=_STATE_HINT)
+    origin = entry["origin"].rstrip("/")
+    parts = urlsplit(origin)
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.path or parts.query:
+        raise InvalidArgument(
+            f"{where}: 'origin' must be scheme://host[:port] such as https://example.com, "
+            f"got {entry['origin']!r}",
+            hint=_STATE_HINT,
+        )
+    raw = entry.get("localStorage", [])
+    if not isinstance(raw, list):
+        raise InvalidArgument(
+            f"{where} ({origin}): 'localStorage' must be a list", hint=_STATE_HINT
+        )
+    items = []
+    for i, item in enumerate(raw):
+        if (
+            not isinstance(item, dict)
+            or not isinstance(item.get("name"), str)
+            or not isinstance(item.get("value"), str)
+        ):
+            raise InvalidArgument(
+                f"{where} ({origin}): localStorage[{i}] must be "
+                '{"name": "<text>", "value": "<text>"}',
+                hint=_STATE_HINT,
+            )
+        items.append((item["name"], item["value"]))
+    return origin, tuple(items)
+
+
+def _page_url(tab: Tab) -> str:
+    url = tab.url
+    if urlsplit(url).scheme not in ("http", "https"):
+        raise InvalidArgument(
+            f"tab {tab.id} shows {url or 'nothing'}, which has no cookies of its own",
+            hint="navigate to the site first, or give url= or domain=",
+        )
+    return url
+
+
+def _page_origin(tab: Tab) -> str:
+    parts = urlsplit(tab.url)
+    if parts.scheme not in ("http", "https", "file"):
+        raise InvalidArgument(
+            f"tab {tab.id} shows {tab.url or 'nothing'}, which has no storage of its own",
+            hint="navigate to a page of the site first",
+        )
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def _playwright_cookie(cookie: dict[str, Any]) -> dict[str, Any]:
+    """A CDP cookie in Playwright's shape (SameSite unset means Lax to Chromium)."""
+    return {
+        "name": cookie["name"],
+        "value": cookie["value"],
+        "domain": cookie["domain"],
+        "path": cookie["path"],
+        "expires": -1 if cookie.get("session") else cookie.get("expires", -1),
+        "httpOnly": bool(cookie.get("httpOnly")),
+        "secure": bool(cookie.get("secure")),
+        "sameSite": cookie.get("sameSite", "Lax"),
+    }
+
+
+async def _entries(
+    session: CDPSession, storage_id: dict[str, Any], budget: Budget
+) -> list[dict[str, str]]:
+    reply = await session.send(
+        "DOMStorage.getDOMStorageItems", {"storageId": storage_id}, budget=budget
+    )
+    return [{"name": k, "value": v} for k, v in reply.get("entries", [])]
+
+
+async def _all_cookies(browser: CDPSession, budget: Budget) -> list[dict[str, Any]]:
+    reply = await browser.send("Storage.getCookies", budget=budget)
+    cookies: list[dict[str, Any]] = reply.get("cookies", [])
+    return cookies
+
+
+async def _cookies_for(tab: Tab, url: str, budget: Budget) -> list[dict[str, Any]]:
+    """The cookies a request to ``url`` would carry (parent-domain cookies included)."""
+    session = await tab._ready_session(budget)
+    reply = await session.send("Network.getCookies", {"urls": [url]}, budget=budget)
+    cookies: list[dict[str, Any]] = reply.get("cookies", [])
+    return cookies
+
+
+async def _set_cookies(
+    browser: CDPSession, cookies: list[dict[str, Any]], budget: Budget
+) -> list[str]:
+    """Set cookies; returns what the browser refused, each named with its reason.
+
+    Chromium drops some cookies without an error (SameSite=None without Secure, a
+    bad prefix), so each one is looked for afterwards."""
+    try:
+        await browser.send("Storage.setCookies", {"cookies": cookies}, budget=budget)
+    except CDPError:
+        # One invalid cookie fails the whole call without saying which: set them one by one.
+        refused = []
+        for cookie in cookies:
+            try:
+                await browser.send("Storage.setCookies", {"cookies": [cookie]}, budget=budget)
+            except CDPError as exc:
+                refused.append(f"cookie {cookie['name']!r}: {exc.cdp_message}")
+        return refused + await _missing(browser, cookies, refused, budget)
+    return await _missing(browser, cookies, [], budget)
+
+
+async def _missing(
+    browser: CDPSession, cookies: list[dict[str, Any]], refused: list[str], budget: Budget
+) -> list[str]:
+    stored = {(c["name"], c["value"]) for c in await _all_cookies(browser, budget)}
+    missing = []
+    for cookie in cookies:
+        if (cookie["name"], cookie["value"]) in stored:
+            continue
+        if any(r.startswith(f"cookie {cookie['name']!r}:") for r in refused):
+            continue
+        reason = "dropped by the browser"
+        if cookie.get("sameSite") == "None" and not cookie.get("secure"):
+            reason = "SameSite=None needs secure=true"
+        elif cookie["name"].startswith(("__Host-", "__Secure-")):
+            reason = "its name prefix needs secure=true (and __Host- needs path / and no domain)"
+        missing.append(f"cookie {cookie['name']!r}: {reason}")
+    return missing
+
+
+async def _open_origins(
+    session: BrowserSession, budget: Budget, notes: list[str]
+) -> dict[str, list[tuple[str, str]]]:
+    """localStorage of every first-party origin open in a tab or frame."""
+    found: dict[str, list[tuple[str, str]]] = {}
+    for tab in [t for t in session._tabs.values() if not t.closed]:
+        if tab.pending_dialogs:
+            notes.append(f"tab {tab.id} is paused by a dialog; its localStorage is not saved")
+            continue
+        try:
+            registry = tab.frames
+        except TabwardenError:
+            continue
+        for frame in registry.frames():
+            parts = urlsplit(frame.url)
+            origin = f"{parts.scheme}://{parts.netloc}"
+            if parts.scheme not in ("http", "https") or origin in found:
+                continue
+            page = registry.session_for(frame.frame_id)
+            try:
+                key = await page.send(
+                    "Storage.getStorageKeyForFrame",
+                    {"frameId": frame.frame_id},
+                    budget=budget.child(3.0),
+                )
+                if "^" in key["storageKey"]:
+                    continue  # a third-party iframe's partition: not the origin's own storage
+                storage_id = {"storageKey": key["storageKey"], "isLocalStorage": True}
+                entries = await _entries(page, storage_id, budget.child(3.0))
+            except (CDPError, DeadlineExceeded) as exc:
+                notes.append(f"the localStorage of {origin} (tab {tab.id}) was not read: {exc}")
+                continue
+            found[origin] = [(e["name"], e["value"]) for e in entries]
+    return found
+
+
+@contextlib.asynccontextmanager
+async def _origin_pages(
+    session: BrowserSession, budget: Budget
+) -> AsyncIterator[Callable[[str], Awaitable[CDPSession]]]:
+    """A background tab that opens origins on an empty page of our own.
+
+    Web storage can only be written from a document of its origin. The tab's requests
+    are answered with an empty page by ``Fetch`` on a session of our own (so no site
+    is contacted and none of its script runs); the tab is a normal tab otherwise, so
+    navigation rules hold for it too. Closed at the end.
+    """
+    browser = session._browser_cdp()
+    reply = await browser.send(
+        "Target.createTarget", {"url": "about:blank", "background": True}, budget=budget
+    )
+    target_id = reply["targetId"]
+    tab = session._register(target_id, {"url": "about:blank"})
+    tab._created_here = True
+    interceptor: CDPSession | None = None
+    try:
+        await tab._ready_session(budget)
+        interceptor = await browser.attach(target_id, budget=budget)
+
+        def on_paused(event: Event) -> None:
+            assert interceptor is not None
+            fulfil = interceptor.send(
+                "Fetch.fulfillRequest",
+                {
+                    "requestId": event.params["requestId"],
+                    "responseCode": 200,
+                    "responseHeaders": [
+                        {"name": "Content-Type", "value": "text/html; charset=utf-8"},
+                        {"name": "Cache-Control", "value": "no-store"},
+                    ],
+                    "body": _EMPTY_PAGE,
+                },
+                budget=Budget(5.0),
+            )
+            session._spawn(asyncio.get_running_loop().create_task(_quietly(fulfil)))
+
+        interceptor.subscribe("Fetch.requestPaused", on_paused)
+        await interceptor.send(
+            "Fetch.enable",
+            {"patterns": [{"urlPattern": "*", "requestStage": "Request"}]},
+            budget=budget,
+        )
+
+        async def visit(origin: str) -> CDPSession:
+            budget.check("loading a storage state")
+            # The public call, so the navigation rules apply to these origins too.
+            await tab.navigate(origin + "/", timeout_ms=max(budget.remaining() * 1000, 1))
+            return tab.frames.main_session
+
+        yield visit
+    finally:
+        closing = Budget(3.0)
+        if interceptor is not None:
+            with contextlib.suppress(TabwardenError):
+                await interceptor.detach(budget=closing)
+        with (
+            contextlib.suppress(TabwardenError),
+            session.connection.event_queue(["Target.targetDestroyed"], None) as destroyed,
+        ):
+            await browser.send("Target.closeTarget", {"targetId": target_id}, budget=closing)
+            while not tab.closed:  # gone from tab lists before the call returns
+                await destroyed.get(closing, what="closing the storage tab")
+
+
+async def _quietly(command: Awaitable[Any]) -> None:
+    try:
+        await command
+    except TabwardenError as exc:
+        logger.debug("answering a storage page request failed: %s", exc)
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Write a file only its owner can read: a state file holds logins."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)

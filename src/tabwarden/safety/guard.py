@@ -1,0 +1,259 @@
+"""Enforcing the URL policy in the browser, on every path a page can take.
+
+Two checks: before tabwarden itself navigates (``Tab.navigate``, ``new_tab``),
+and in the browser, where ``Fetch`` pauses every document request (pages,
+frames, popups, each redirect hop; every request with
+``policy.intercept_subresources``) on every page and OOPIF session, set up
+before the target runs. A denied request fails with ``BlockedByClient`` (the tab
+shows Chromium's "blocked" page); an allowed one continues. Each decision is
+logged (logger ``tabwarden.policy``, credentials and query stripped) and kept in
+a bounded ring; actions report the blocks they caused in their receipts.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from ..budget import Budget
+from ..cdp.protocol import Event
+from ..errors import NavigationFailed, PolicyDenied
+from ..navigation import navigation_failure
+from ..supervisor.buffers import Ring, RingStatistics
+from .url_policy import UrlPolicy, Verdict
+
+if TYPE_CHECKING:
+    from ..session import BrowserSession
+    from ..tab import Tab
+
+__all__ = ["BLOCKED_ERROR", "PolicyDecision", "PolicyGuard"]
+
+logger = logging.getLogger("tabwarden.policy")
+
+BLOCKED_ERROR = "net::ERR_BLOCKED_BY_CLIENT"
+"""What Chromium reports for a request the guard failed."""
+RECENT_DECISIONS = 100
+RECENT_BLOCKS = 50
+_POPUP_WAIT_S = 2.0
+_RECEIPT_LINES = 5
+
+Kind = Literal["navigation", "frame", "subresource"]
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyDecision:
+    """One URL the policy judged: where, what for, and the rule that decided."""
+
+    allowed: bool
+    url: str
+    """Without credentials, query or fragment."""
+    rule: str
+    kind: Kind
+    """``navigation`` (a tab's page, popups included), ``frame`` (an iframe's document)
+    or ``subresource`` (any other request)."""
+    resource_type: str
+    tab_id: str
+    """The tab it happened in; "" when the request came from no known tab."""
+    frame_id: str
+    """The frame whose document or request it was (a tab's main frame id is its target id)."""
+    opener_tab_id: str | None
+    """For a popup: the tab that opened it."""
+    at: float
+    """Wall-clock time (``time.time()``)."""
+    sequence: int
+    hint: str = ""
+
+    def describe(self) -> str:
+        return f"{self.url} ({self.rule})"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "allowed": self.allowed,
+            "url": self.url,
+            "rule": self.rule,
+            "kind": self.kind,
+            "resource_type": self.resource_type,
+            "tab_id": self.tab_id,
+            "frame_id": self.frame_id,
+            "opener_tab_id": self.opener_tab_id,
+            "at": self.at,
+        }
+
+
+class PolicyGuard:
+    """The URL policy of one browser session, with its recent decisions."""
+
+    def __init__(self, browser: BrowserSession) -> None:
+        self._browser = browser
+        self._policy: UrlPolicy | None = None
+        self._recent: Ring[PolicyDecision] = Ring(RECENT_DECISIONS)
+        self._blocked: Ring[PolicyDecision] = Ring(RECENT_BLOCKS)
+        self._sequence = 0
+
+    @property
+    def policy(self) -> UrlPolicy:
+        """The rules, read from ``config.policy`` and the workspace on first use."""
+        if self._policy is None:
+            self._policy = UrlPolicy.from_config(
+                self._browser.config.policy, self._browser.paths.root
+            )
+        return self._policy
+
+    def fetch_patterns(self) -> list[dict[str, Any]]:
+        """``Fetch.enable`` patterns: documents always (metadata endpoints are always
+        blocked), every request with ``policy.intercept_subresources``."""
+        if self._browser.config.policy.intercept_subresources:
+            return [{"urlPattern": "*", "requestStage": "Request"}]
+        return [{"urlPattern": "*", "resourceType": "Document", "requestStage": "Request"}]
+
+    # ---- reading -------------------------------------------------------------------
+
+    def decisions(
+        self, *, tab: Tab | None = None, blocked_only: bool = False
+    ) -> list[PolicyDecision]:
+        """Recent decisions, oldest first: every page, frame and popup document, and
+        every blocked request (allowed subresources are only logged)."""
+        ring = self._blocked if blocked_only else self._recent
+        return [d for d in ring.items() if tab is None or tab.id in (d.tab_id, d.opener_tab_id)]
+
+    def statistics(self) -> RingStatistics:
+        return self._recent.statistics()
+
+    def mark(self) -> int:
+        """A point in the decision sequence: decisions after it are newer."""
+        return self._sequence
+
+    async def receipt_lines(
+        self, tab: Tab, since: float, popups: Sequence[str], budget: Budget
+    ) -> list[str]:
+        """What an action's receipt says about requests the policy blocked since ``since``
+        (wall clock): in the tab, its frames, or a popup it opened. A popup (target id in
+        ``popups``) whose first page is not judged yet is waited for, briefly."""
+        wait = budget.child(_POPUP_WAIT_S) if popups else budget
+        while any(self._unjudged(target_id, since) for target_id in popups) and not wait.expired:
+            await wait.sleep(0.01)  # the popup is being set up; its request comes next
+        blocked = [d for d in self.decisions(tab=tab, blocked_only=True) if d.at >= since]
+        lines = []
+        for decision in blocked[:_RECEIPT_LINES]:
+            if decision.tab_id != tab.id and decision.kind == "navigation":
+                what = f"popup {decision.tab_id}"
+            else:
+                what = {"navigation": "navigation", "frame": "frame"}.get(
+                    decision.kind, f"request ({decision.resource_type})"
+                )
+            lines.append(f"{what} blocked by policy: {decision.describe()}")
+        if len(blocked) > _RECEIPT_LINES:
+            lines.append(f"{len(blocked) - _RECEIPT_LINES} more requests blocked by policy")
+        return lines
+
+    # ---- tabwarden's own navigations -----------------------------------------------
+
+    def check_navigation(self, url: str, tab: Tab | None = None) -> None:
+        """Refuse a page the policy does not allow, before anything is sent.
+
+        An allowed URL is recorded when its request reaches the browser."""
+        verdict = self.policy.check(url)
+        if verdict.allowed:
+            return
+        frame_id = tab.target_id if tab is not None else ""
+        raise self.denied(self._record(verdict, "navigation", "Document", tab, frame_id))
+
+    def navigation_failure(
+        self, tab: Tab, url: str, error: str, mark: int
+    ) -> PolicyDenied | NavigationFailed:
+        """The error for a failed navigation of ``tab``: ``PolicyDenied`` when the guard
+        blocked its document (a redirect hop, say) after ``mark``."""
+        if error == BLOCKED_ERROR:
+            for decision in reversed(self._blocked.items()):
+                if decision.sequence <= mark:
+                    break
+                if decision.tab_id == tab.id and decision.kind == "navigation":
+                    return self.denied(decision)
+        return navigation_failure(url, error)
+
+    @staticmethod
+    def denied(decision: PolicyDecision) -> PolicyDenied:
+        what = "navigation" if decision.kind == "navigation" else "request"
+        return PolicyDenied(
+            f"{what} to {decision.url} blocked by policy: {decision.rule}",
+            hint=decision.hint or None,
+        )
+
+    # ---- requests paused by Fetch (on the reader: never awaits) ----------------------
+
+    def judge(self, event: Event) -> PolicyDecision:
+        """Decide on a ``Fetch.requestPaused`` request and record it."""
+        params = event.params
+        url = params.get("request", {}).get("url", "")
+        resource_type = params.get("resourceType", "Other")
+        owner = self._browser._tab_of_session(event.session_id)
+        tab = owner[0] if owner is not None else None
+        frame_id = params.get("frameId", "")
+        kind: Kind = "subresource"
+        if resource_type == "Document":
+            main = tab is None or frame_id == tab.target_id
+            kind = "navigation" if main else "frame"
+        verdict = self.policy.check(
+            url, resource="navigation" if kind != "subresource" else "subresource"
+        )
+        if verdict.allowed and kind == "subresource":
+            self._sequence += 1
+            logger.debug("allowed %s %s: %s", resource_type, verdict.url, verdict.rule)
+            return _allowed_subresource(verdict, resource_type, tab, frame_id, self._sequence)
+        return self._record(verdict, kind, resource_type, tab, frame_id)
+
+    # ---- private -------------------------------------------------------------------
+
+    def _unjudged(self, target_id: str, since: float) -> bool:
+        """A new tab that shows nothing yet and whose first document was not judged."""
+        tab = self._browser._tab_by_target(target_id)
+        if tab is None or tab.closed or tab.url:
+            return False  # about:blank, data: or a page that committed: nothing to wait for
+        return not any(d.tab_id == tab.id and d.at >= since for d in self._recent.items())
+
+    def _record(
+        self, verdict: Verdict, kind: Kind, resource_type: str, tab: Tab | None, frame_id: str
+    ) -> PolicyDecision:
+        self._sequence += 1
+        opener = tab.opener if tab is not None else None
+        decision = PolicyDecision(
+            allowed=verdict.allowed,
+            url=verdict.url,
+            rule=verdict.rule,
+            kind=kind,
+            resource_type=resource_type,
+            tab_id=tab.id if tab is not None else "",
+            frame_id=frame_id,
+            opener_tab_id=opener.id if opener is not None else None,
+            at=time.time(),
+            sequence=self._sequence,
+            hint=verdict.hint,
+        )
+        self._recent.append(decision)
+        where = f" in tab {decision.tab_id}" if decision.tab_id else ""
+        if verdict.allowed:
+            logger.debug("allowed %s %s%s: %s", kind, verdict.url, where, verdict.rule)
+        else:
+            self._blocked.append(decision)
+            logger.warning("blocked %s %s%s: %s", kind, verdict.url, where, verdict.rule)
+        return decision
+
+
+def _allowed_subresource(
+    verdict: Verdict, resource_type: str, tab: Tab | None, frame_id: str, sequence: int
+) -> PolicyDecision:
+    return PolicyDecision(
+        allowed=True,
+        url=verdict.url,
+        rule=verdict.rule,
+        kind="subresource",
+        resource_type=resource_type,
+        tab_id=tab.id if tab is not None else "",
+        frame_id=frame_id,
+        opener_tab_id=None,
+        at=time.time(),
+        sequence=sequence,
+    )

@@ -1,0 +1,39 @@
+"""CDP methods the raw ``cdp`` escape hatch may not send: they would undo a safety rule.
+
+Fetch interception carries the URL policy and the dialog bridge (a second
+``Fetch.enable`` replaces the patterns, ``Fetch.disable`` ends them, and
+answering a paused request twice breaks the one dispatcher); the download
+behaviour keeps files inside the workspace; auto-attach keeps every new page
+paused until it is set up (policy, emulation, dialogs).
+"""
+
+from __future__ import annotations
+
+from ..errors import InvalidArgument
+
+__all__ = ["RESERVED_METHODS", "check_raw_method"]
+
+RESERVED_METHODS = {
+    "Fetch.enable": "the URL policy and the dialog bridge intercept requests with it",
+    "Fetch.disable": "the URL policy and the dialog bridge intercept requests with it",
+    "Fetch.continueRequest": "paused requests are answered by the URL policy",
+    "Fetch.failRequest": "paused requests are answered by the URL policy",
+    "Fetch.fulfillRequest": "paused requests are answered by the URL policy",
+    "Fetch.continueResponse": "paused requests are answered by the URL policy",
+    "Fetch.continueWithAuth": "paused requests are answered by the URL policy",
+    "Browser.setDownloadBehavior": "downloads go only into the workspace",
+    "Page.setDownloadBehavior": "downloads go only into the workspace",
+    "Target.setAutoAttach": "new pages and frames are held until they are set up",
+    "Target.setDiscoverTargets": "tabs are tracked through it",
+}
+
+
+def check_raw_method(method: str) -> None:
+    """Refuse a raw CDP method that would switch a safety rule off."""
+    reason = RESERVED_METHODS.get(method)
+    if reason is not None:
+        raise InvalidArgument(
+            f"{method} cannot be sent through cdp: {reason}",
+            hint="use the tools for this (navigate, network, downloads, emulate); the "
+            "policy itself is set in the configuration",
+        )

@@ -1,0 +1,477 @@
+// The snapshot walker: runs in tabwarden's isolated world of one frame (the page's
+// own scripts cannot see or change it) and returns the frame's accessibility view as
+// JSON text. One pass over the flat tree (open shadow roots included) computes role,
+// accessible name, states, bounds and clickability, and gives every element it reports
+// a handle that stays the same while the element lives (a WeakMap in this world), so
+// refs survive re-renders of other parts of the page.
+//
+// Called as fn(options, ...listenerElements): options = {all, added, gone}. Elements
+// with click-like event listeners are found over CDP (script cannot see listeners):
+// `added` are their backend ids, in the order of listenerElements; `gone` are ids whose
+// listeners were removed.
+function tabwardenSnapshot(options, ...listenerElements) {
+  const G = globalThis;
+  if (!G.__tabwardenWalker) {
+    const ids = new WeakMap();
+    const byId = new Map();
+    let next = 1;
+    const idOf = (el) => {
+      let id = ids.get(el);
+      if (id === undefined) {
+        id = next++;
+        ids.set(el, id);
+        byId.set(id, new WeakRef(el));
+      }
+      return id;
+    };
+    const element = (id) => {
+      const ref = byId.get(id);
+      const el = ref && ref.deref();
+      if (!el) byId.delete(id);
+      return el && el.isConnected ? el : null;
+    };
+    // Handles count from 1 in every world: the token tells this world's handles from
+    // those of a world that came before it in the same frame.
+    const token = Math.random().toString(36).slice(2) + Date.now().toString(36);
+    G.__tabwardenWalker = { token, idOf, element, rects: new WeakMap(), prune() {
+      for (const [id, ref] of byId) if (!ref.deref()) byId.delete(id);
+    } };
+  }
+  const W = G.__tabwardenWalker;
+  const all = !!options.all;
+  const MAX_NAME = 200;
+  // Elements with click listeners, by backend id: given once (resolving one costs a
+  // round trip), kept while they live, dropped when their listeners are gone.
+  if (!W.listening) W.listening = new Map();
+  for (const id of options.gone || []) W.listening.delete(id);
+  (options.added || []).forEach((id, i) => {
+    if (listenerElements[i]) W.listening.set(id, new WeakRef(listenerElements[i]));
+  });
+  const listeners = new Set();
+  for (const [id, ref] of W.listening) {
+    const el = ref.deref();
+    if (el) listeners.add(el);
+    else W.listening.delete(id);
+  }
+
+  const INTERACTIVE = new Set([
+    "button", "link", "textbox", "searchbox", "combobox", "listbox", "option", "checkbox",
+    "radio", "switch", "slider", "spinbutton", "menuitem", "menuitemcheckbox",
+    "menuitemradio", "tab", "treeitem", "gridcell", "columnheader", "disclosuretriangle",
+    "date", "datetime", "inputtime", "colorwell",
+  ]);
+  // Shown in the interactive view for context (landmarks only when named).
+  const CONTEXT = new Set(["heading", "iframe", "dialog", "alertdialog", "alert"]);
+  const LANDMARKS = new Set([
+    "region", "navigation", "main", "form", "search", "banner", "contentinfo",
+    "complementary",
+  ]);
+  const NAME_FROM_CONTENT = new Set([
+    "button", "link", "heading", "option", "tab", "menuitem", "menuitemcheckbox",
+    "menuitemradio", "treeitem", "checkbox", "radio", "switch", "cell", "gridcell",
+    "columnheader", "rowheader", "disclosuretriangle", "tooltip", "listitem", "row",
+    "label", "legend", "caption", "term", "definition", "paragraph", "strong", "emphasis",
+  ]);
+  const VALUE_ROLES = new Set(["textbox", "searchbox", "combobox", "spinbutton", "slider"]);
+  const SKIP_TAGS = new Set([
+    "SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "META", "LINK", "TITLE", "BASE",
+  ]);
+  const ARIA_ROLES = new Set([
+    "alert", "alertdialog", "application", "article", "banner", "blockquote", "button",
+    "caption", "cell", "checkbox", "code", "columnheader", "combobox", "complementary",
+    "contentinfo", "definition", "deletion", "dialog", "directory", "document", "emphasis",
+    "feed", "figure", "form", "generic", "grid", "gridcell", "group", "heading", "img",
+    "insertion", "link", "list", "listbox", "listitem", "log", "main", "mark", "marquee",
+    "math", "menu", "menubar", "menuitem", "menuitemcheckbox", "menuitemradio", "meter",
+    "navigation", "none", "note", "option", "paragraph", "presentation", "progressbar",
+    "radio", "radiogroup", "region", "row", "rowgroup", "rowheader", "scrollbar", "search",
+    "searchbox", "separator", "slider", "spinbutton", "status", "strong", "subscript",
+    "superscript", "switch", "tab", "table", "tablist", "tabpanel", "term", "textbox",
+    "time", "timer", "toolbar", "tooltip", "tree", "treegrid", "treeitem",
+  ]);
+  const INPUT_ROLES = {
+    button: "button", submit: "button", reset: "button", image: "button", file: "button",
+    checkbox: "checkbox", radio: "radio", range: "slider", number: "spinbutton",
+    search: "searchbox", date: "date", "datetime-local": "datetime", month: "date",
+    week: "date", time: "inputtime", color: "colorwell", hidden: "",
+  };
+
+  const squash = (s) => (s || "").replace(/\s+/g, " ").trim();
+  const clip = (s) => (s.length > MAX_NAME ? s.slice(0, MAX_NAME) : s);
+
+  function implicitRole(el, tag) {
+    switch (tag) {
+      case "A": case "AREA": return el.hasAttribute("href") ? "link" : "";
+      case "BUTTON": return "button";
+      case "INPUT": {
+        const type = (el.getAttribute("type") || "text").toLowerCase();
+        if (type in INPUT_ROLES) return INPUT_ROLES[type];
+        return el.hasAttribute("list") ? "combobox" : "textbox";
+      }
+      case "TEXTAREA": return "textbox";
+      case "SELECT": return el.multiple || el.size > 1 ? "listbox" : "combobox";
+      case "OPTION": return "option";
+      case "OPTGROUP": return "group";
+      case "H1": case "H2": case "H3": case "H4": case "H5": case "H6": return "heading";
+      case "NAV": return "navigation";
+      case "MAIN": return "main";
+      case "ASIDE": return "complementary";
+      case "FORM": return "form";
+      case "SEARCH": return "search";
+      case "SECTION": return "region";
+      case "HEADER": return el.closest("article,aside,main,nav,section") ? "" : "banner";
+      case "FOOTER": return el.closest("article,aside,main,nav,section") ? "" : "contentinfo";
+      case "DIALOG": return "dialog";
+      case "IFRAME": case "FRAME": return "iframe";
+      case "IMG": return el.getAttribute("alt") === "" ? "" : "img";
+      case "SVG": return "";
+      case "UL": case "OL": case "MENU": return "list";
+      case "LI": return "listitem";
+      case "TABLE": return "table";
+      case "TR": return "row";
+      case "TD": return "cell";
+      case "TH": return "columnheader";
+      case "P": return "paragraph";
+      case "LABEL": return "label";
+      case "SUMMARY": return "disclosuretriangle";
+      case "DETAILS": case "FIELDSET": return "group";
+      case "ARTICLE": return "article";
+      case "BLOCKQUOTE": return "blockquote";
+      case "FIGURE": return "figure";
+      case "HR": return "separator";
+      case "PROGRESS": return "progressbar";
+      case "METER": return "meter";
+      case "OUTPUT": return "status";
+      case "DL": return "list";
+      case "DT": return "term";
+      case "DD": return "definition";
+      case "CODE": return "code";
+      case "STRONG": case "B": return all ? "strong" : "";
+      case "EM": case "I": return all ? "emphasis" : "";
+      default: return "";
+    }
+  }
+
+  function roleOf(el, tag) {
+    const explicit = el.getAttribute("role");
+    if (explicit) {
+      for (const token of explicit.toLowerCase().split(/\s+/)) {
+        if (ARIA_ROLES.has(token)) return token === "presentation" ? "none" : token;
+      }
+    }
+    return implicitRole(el, tag);
+  }
+
+  // Text of a subtree for names: text nodes, alt of images, values of embedded
+  // controls; scripts and hidden-by-attribute parts left out; bounded.
+  function textOf(node, skip, budget) {
+    let out = "";
+    for (let child = node.firstChild; child && out.length < budget; child = child.nextSibling) {
+      if (child.nodeType === 3) {
+        out += child.data;
+      } else if (child.nodeType === 1) {
+        if (child === skip || SKIP_TAGS.has(child.tagName) || child.hidden) continue;
+        if (child.getAttribute("aria-hidden") === "true") continue;
+        const tag = child.tagName;
+        if (tag === "IMG" || (tag === "INPUT" && child.type === "image")) {
+          out += " " + (child.getAttribute("alt") || "") + " ";
+        } else if (tag === "INPUT" && child.type !== "hidden") {
+          out += " " + (child.type === "password" ? "" : child.value) + " ";
+        } else if (tag === "SELECT") {
+          const opt = child.selectedOptions && child.selectedOptions[0];
+          out += " " + (opt ? opt.textContent : "") + " ";
+        } else if (tag === "TEXTAREA") {
+          out += " " + child.value + " ";
+        } else {
+          const label = child.getAttribute("aria-label");
+          out += label ? " " + label + " " : " " + textOf(child.shadowRoot || child, skip, budget - out.length) + " ";
+        }
+      }
+    }
+    return out;
+  }
+
+  function byIds(el, attr) {
+    const root = el.getRootNode();
+    const parts = [];
+    for (const id of attr.split(/\s+/)) {
+      const target = id && (root.getElementById ? root.getElementById(id) : document.getElementById(id));
+      if (target) parts.push(target.getAttribute("aria-label") || textOf(target, null, MAX_NAME));
+    }
+    return squash(parts.join(" "));
+  }
+
+  function nameOf(el, tag, role) {
+    const labelledby = el.getAttribute("aria-labelledby");
+    if (labelledby) {
+      const name = byIds(el, labelledby);
+      if (name) return name;
+    }
+    const label = squash(el.getAttribute("aria-label"));
+    if (label) return label;
+    if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") {
+      const type = tag === "INPUT" ? el.type : "";
+      if (type === "button" || type === "submit" || type === "reset") {
+        return squash(el.value) || (type === "submit" ? "Submit" : type === "reset" ? "Reset" : "");
+      }
+      if (type === "image") return squash(el.getAttribute("alt") || el.value || "Submit");
+      if (el.labels && el.labels.length) {
+        const parts = [];
+        for (const l of el.labels) parts.push(textOf(l, el, MAX_NAME));
+        const name = squash(parts.join(" "));
+        if (name) return name;
+      }
+      return squash(el.getAttribute("title") || el.getAttribute("placeholder") || "");
+    }
+    if (tag === "IMG" || tag === "AREA") return squash(el.getAttribute("alt") || el.getAttribute("title"));
+    if (tag === "IFRAME" || tag === "FRAME") return squash(el.getAttribute("title") || el.getAttribute("name"));
+    if (tag === "FIELDSET") {
+      const legend = el.querySelector(":scope > legend");
+      if (legend) return squash(textOf(legend, null, MAX_NAME));
+    }
+    if (tag === "TABLE" && el.caption) return squash(textOf(el.caption, null, MAX_NAME));
+    if (tag === "FIGURE") {
+      const caption = el.querySelector(":scope > figcaption");
+      if (caption) return squash(textOf(caption, null, MAX_NAME));
+    }
+    if (NAME_FROM_CONTENT.has(role) || tag === "SUMMARY") {
+      const text = squash(textOf(el.shadowRoot || el, null, MAX_NAME * 2));
+      if (text) return text;
+    }
+    return squash(el.getAttribute("title"));
+  }
+
+  const focused = (() => {
+    let active = document.activeElement;
+    while (active && active.shadowRoot && active.shadowRoot.activeElement) {
+      active = active.shadowRoot.activeElement;
+    }
+    return active;
+  })();
+  const now = performance.now();
+  const scrollX = window.scrollX, scrollY = window.scrollY;
+  const viewportW = window.innerWidth, viewportH = window.innerHeight;
+  const overlays = [];      // positioned, hit-testable boxes that can cover others
+  const interactive = [];   // [element, node] of reported interactive elements
+  const nodeOf = new Map(); // element → its reported node (for naming covers)
+
+  function ariaBool(el, name) {
+    const v = el.getAttribute(name);
+    return v === null ? null : v === "mixed" ? "mixed" : v === "true";
+  }
+
+  // A reported node: short keys keep the JSON small (read by walker.py).
+  function report(el, tag, role, cs, rect, visible) {
+    const node = { r: role, h: W.idOf(el) };
+    const name = nameOf(el, tag, role);
+    if (name) node.n = clip(name);
+    if (visible) node.b = [rect.left + scrollX, rect.top + scrollY, rect.width, rect.height];
+    let f = 0;
+    if (tag === "INPUT" && el.type === "password") { node.p = 1; }
+    if (el.disabled === true || el.getAttribute("aria-disabled") === "true") f |= 1;
+    if (el === focused) f |= 2;
+    if (el.required === true || el.getAttribute("aria-required") === "true") f |= 4;
+    if (el.readOnly === true || el.getAttribute("aria-readonly") === "true") f |= 8;
+    if (f) node.f = f;
+    if (tag === "INPUT" && (el.type === "checkbox" || el.type === "radio")) {
+      node.ck = el.indeterminate ? "mixed" : el.checked;
+    } else if (role === "checkbox" || role === "radio" || role === "switch" ||
+               role === "menuitemcheckbox" || role === "menuitemradio") {
+      const v = ariaBool(el, "aria-checked");
+      node.ck = v === null ? false : v;
+    }
+    if (tag === "OPTION") node.s = el.selected;
+    else {
+      const sel = ariaBool(el, "aria-selected");
+      if (sel !== null) node.s = sel;
+    }
+    const pressed = ariaBool(el, "aria-pressed");
+    if (pressed !== null) node.pr = pressed;
+    const expanded = ariaBool(el, "aria-expanded");
+    if (expanded !== null) node.e = expanded === true;
+    else if (tag === "SELECT" && role === "combobox") node.e = false;
+    else if (tag === "SUMMARY" && el.parentElement && el.parentElement.tagName === "DETAILS") {
+      node.e = el.parentElement.open;
+    }
+    if (role === "heading") {
+      const level = parseInt(el.getAttribute("aria-level") || tag.slice(1), 10);
+      node.l = Number.isFinite(level) ? level : 2;
+    } else if (el.hasAttribute("aria-level")) {
+      const level = parseInt(el.getAttribute("aria-level"), 10);
+      if (Number.isFinite(level)) node.l = level;
+    }
+    if (role === "link") {
+      const href = el.getAttribute("href");
+      if (href) node.u = href;
+    }
+    if (VALUE_ROLES.has(role) && !node.p) {
+      let value = "";
+      if (tag === "INPUT" || tag === "TEXTAREA") value = el.value;
+      else if (tag === "SELECT") {
+        const opt = el.selectedOptions[0];
+        value = opt ? squash(opt.textContent) : "";
+      } else if (el.isContentEditable) value = squash(el.innerText);
+      else value = el.getAttribute("aria-valuetext") || el.getAttribute("aria-valuenow") || "";
+      if (value) node.v = clip(value);
+    }
+    if ((tag === "IFRAME" || tag === "FRAME") && rect) {
+      // Where the frame's content starts in this document (border box + borders + padding).
+      node.o = [
+        rect.left + scrollX + el.clientLeft + (parseFloat(cs.paddingLeft) || 0),
+        rect.top + scrollY + el.clientTop + (parseFloat(cs.paddingTop) || 0),
+      ];
+    }
+    nodeOf.set(el, node);
+    return node;
+  }
+
+  // Walks the children of `parent` (an element, a shadow root or a slot's assigned
+  // nodes) into `out`. `pointer`: the parent has cursor:pointer (the cursor only counts
+  // where it starts); `inside`: an interactive ancestor was reported.
+  function walkChildren(parent, out, pointer, inside, hidden) {
+    let child;
+    if (parent.tagName === "SLOT") {
+      const assigned = parent.assignedNodes({ flatten: false });
+      if (assigned.length) {
+        for (const node of assigned) walkNode(node, out, pointer, inside, hidden);
+        return;
+      }
+    }
+    for (child = parent.firstChild; child; child = child.nextSibling) {
+      walkNode(child, out, pointer, inside, hidden);
+    }
+  }
+
+  function walkNode(node, out, pointer, inside, hidden) {
+    if (node.nodeType === 3) {
+      if (all && !hidden) {
+        const text = squash(node.data);
+        if (text) out.push({ r: "text", t: text.length > 1000 ? text.slice(0, 1000) : text });
+      }
+      return;
+    }
+    if (node.nodeType !== 1) return;
+    const el = node;
+    const tag = el.tagName;
+    if (SKIP_TAGS.has(tag) || el.getAttribute("aria-hidden") === "true") return;
+    const cs = getComputedStyle(el);
+    const display = cs.display;
+    if (display === "none") return;
+    const visibility = cs.visibility;
+    const isHidden = hidden ? visibility !== "visible" : visibility === "hidden" || visibility === "collapse";
+    let role = roleOf(el, tag);
+    const cursorPointer = cs.cursor === "pointer";
+    // Boxes are read only where they matter (a reported node, a possible clickable,
+    // a possible cover): most elements of a large page are none of these.
+    let rect = null;
+    let visible = false;
+    const measure = () => {
+      if (rect === null && display !== "contents") {
+        rect = el.getBoundingClientRect();
+        visible = rect.width > 0 && rect.height > 0 && !isHidden;
+      }
+      return visible;
+    };
+    let clickable = false;
+    let editable = false;
+    if (!inside && (role === "" || role === "generic" || role === "none")) {
+      if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) {
+        editable = true;
+        role = "textbox";
+      } else if ((listeners.has(el) || (cursorPointer && !pointer) || el.hasAttribute("onclick") ||
+                  el.getAttribute("draggable") === "true") && measure()) {
+        clickable = true;
+      }
+    }
+    const roleInteractive = INTERACTIVE.has(role);
+    let shownRole = "";
+    if (clickable) shownRole = el.getAttribute("draggable") === "true" ? "draggable" : "clickable";
+    else if (role && role !== "none" && role !== "generic" && (
+      all || roleInteractive || CONTEXT.has(role) || LANDMARKS.has(role) || role === "listbox")) {
+      shownRole = role;
+    }
+    if (shownRole) measure();
+    const node_ = shownRole ? report(el, tag, shownRole, cs, rect, visible) : null;
+    if (node_ && clickable) node_.k = 1;
+    if (node_ && visible && (clickable || roleInteractive)) {
+      interactive.push([el, node_]);
+      const b = node_.b;
+      W.rects.set(el, [b[0], b[1], b[2], b[3], now]);
+    }
+    const position = cs.position;
+    if ((position === "fixed" || position === "absolute" || position === "sticky") &&
+        cs.pointerEvents !== "none" && measure()) {
+      overlays.push([el, rect]);
+    }
+    if (tag === "IFRAME" || tag === "FRAME") {
+      if (node_) out.push(node_);
+      return;
+    }
+    const children = node_ ? [] : out;
+    // A field's inner text is its value (masked for passwords), shown already.
+    const field = editable || role === "textbox" || role === "searchbox";
+    if (!field) {
+      const childInside = inside || clickable || (node_ !== null && roleInteractive);
+      const hiddenBelow = hidden || isHidden;
+      if (el.shadowRoot) walkChildren(el.shadowRoot, children, cursorPointer, childInside, hiddenBelow);
+      else walkChildren(el, children, cursorPointer, childInside, hiddenBelow);
+    }
+    if (!node_) return;
+    if (clickable && hasInteractive(children)) {
+      // A wrapper (a <label> around a checkbox, a card around its link): the controls
+      // inside are what to act on.
+      delete node_.k;
+      for (const child of children) out.push(child);
+      return;
+    }
+    if (clickable && !node_.n) {
+      const text = squash(textOf(el, null, MAX_NAME));
+      if (text) node_.n = clip(text);
+    }
+    if (children.length) node_.c = children;
+    out.push(node_);
+  }
+
+  function hasInteractive(nodes) {
+    for (const n of nodes) {
+      if (n.k || INTERACTIVE.has(n.r) || (n.c && hasInteractive(n.c))) return true;
+    }
+    return false;
+  }
+
+  const roots = [];
+  if (document.documentElement) walkChildren(document.body || document.documentElement, roots, false, false, false);
+
+  // Covered: an interactive element whose centre lies under a positioned box that is
+  // not its ancestor or descendant is hit-tested; what the hit finds is the cover.
+  if (overlays.length) {
+    for (const [el, node] of interactive) {
+      const b = node.b;
+      const cx = b[0] - scrollX + b[2] / 2, cy = b[1] - scrollY + b[3] / 2;
+      if (cx < 0 || cy < 0 || cx >= viewportW || cy >= viewportH) continue;
+      let suspect = false;
+      for (const [over, r] of overlays) {
+        if (over === el || cx < r.left || cx > r.right || cy < r.top || cy > r.bottom) continue;
+        if (over.contains(el) || el.contains(over)) continue;
+        suspect = true;
+        break;
+      }
+      if (!suspect || !(node.k || INTERACTIVE.has(node.r))) continue;
+      const root = el.getRootNode();
+      const hit = (root.elementFromPoint ? root : document).elementFromPoint(cx, cy);
+      if (!hit || hit === el || el.contains(hit) || hit.contains(el)) continue;
+      let cover = hit;
+      while (cover && !(nodeOf.has(cover) && nodeOf.get(cover).r !== "text")) cover = cover.parentElement;
+      const named = cover ? nodeOf.get(cover) : null;
+      node.x = named ? { h: named.h } : {};
+      let desc = hit.tagName.toLowerCase();
+      if (hit.id) desc += "#" + hit.id;
+      else if (typeof hit.className === "string" && hit.className.trim()) {
+        desc += "." + hit.className.trim().split(/\s+/).slice(0, 2).join(".");
+      }
+      node.x.d = desc;
+    }
+  }
+  if (Math.random() < 0.05) W.prune();
+  return JSON.stringify({ n: roots, sx: scrollX, sy: scrollY, t: document.title, w: W.token });
+}

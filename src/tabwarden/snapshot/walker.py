@@ -1,0 +1,333 @@
+"""Run the snapshot walker (walker.js) in every frame of a tab, concurrently.
+
+The walker runs in tabwarden's own isolated world of each frame: the page's
+scripts can neither see it nor change what it reads. One call per frame returns
+the frame's view as compact JSON; elements carry *handles* that stay the same
+while the element lives (a WeakMap in that world), which is what refs are made
+of. Click listeners are the one thing page script cannot see, so they are read
+over CDP (``DOMDebugger.getEventListeners``) and handed to the walker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import weakref
+from collections.abc import Coroutine
+from dataclasses import dataclass, field
+from importlib.resources import files
+from typing import Any
+
+from ..budget import Budget
+from ..cdp.session import CDPSession
+from ..errors import CDPError, TabwardenError
+from ..frames import FrameInfo, FrameRegistry
+
+__all__ = ["WALKER_JS", "WORLD_NAME", "FrameWalk", "element_by_handle", "walk_frames", "world"]
+
+logger = logging.getLogger("tabwarden.snapshot")
+
+WALKER_JS = (files("tabwarden.snapshot") / "walker.js").read_text(encoding="utf-8")
+WORLD_NAME = "tabwarden"
+_GROUP = "tabwarden-snapshot"
+_KEEP = "tabwarden-snapshot-keep"
+"""Objects kept for a world's lifetime (its document), never released by hand."""
+_CLICK_EVENTS = frozenset(
+    {"click", "mousedown", "mouseup", "pointerdown", "pointerup", "touchstart", "touchend"}
+)
+_MAX_LISTENER_NODES = 300
+"""Above this many elements with click listeners in a frame, listener-only clickables are
+not looked for (cursor:pointer, onclick attributes and roles still are): each element
+costs a round trip to resolve, and a page with that many listeners puts them on its
+buttons and links, which have roles anyway."""
+_ELEMENT_BY_HANDLE = (
+    "function(handle, token) { const w = globalThis.__tabwardenWalker;"
+    " return w && w.token === token ? w.element(handle) : undefined; }"
+)
+_HANDLE_OF = (
+    "function() { const w = globalThis.__tabwardenWalker; return w ? w.idOf(this) : null; }"
+)
+
+
+@dataclass(slots=True)
+class FrameWalk:
+    """What the walker saw in one frame."""
+
+    frame: FrameInfo
+    nodes: list[dict[str, Any]]
+    scroll: tuple[float, float]
+    title: str
+    token: str
+    """The world's token: handles are only meaningful together with it."""
+    owner: int | None = None
+    """Handle of the <iframe> element hosting this frame, in its parent's world."""
+    children: dict[int, str] = field(default_factory=dict)
+    """Handle of an <iframe> in this frame → the frame id it hosts."""
+
+
+async def world(registry: FrameRegistry, frame_id: str, budget: Budget) -> int:
+    """tabwarden's isolated world context in a frame (created on first use per document;
+    the same world name gives back the same world, so handles persist)."""
+    known = registry.world_of(frame_id)
+    if known is not None:
+        return known
+    session = registry.session_for(frame_id)
+    reply = await session.send(
+        "Page.createIsolatedWorld",
+        {"frameId": frame_id, "worldName": WORLD_NAME, "grantUniveralAccess": False},
+        budget=budget,
+    )
+    context = int(reply["executionContextId"])
+    registry.set_world(frame_id, context)
+    return context
+
+
+async def element_by_handle(
+    registry: FrameRegistry, frame_id: str, handle: int, token: str, group: str, budget: Budget
+) -> tuple[str, int] | None:
+    """The objectId of a live element by its handle, and the world (context id) it lives
+    in; None when it is gone (removed, collected, or its document was replaced). ``token``
+    names the world the handle was given in: another world's handles mean nothing."""
+    session = registry.session_for(frame_id)
+    for attempt in range(2):
+        context = await world(registry, frame_id, budget)
+        try:
+            reply = await session.send(
+                "Runtime.callFunctionOn",
+                {
+                    "functionDeclaration": _ELEMENT_BY_HANDLE,
+                    "executionContextId": context,
+                    "arguments": [{"value": handle}, {"value": token}],
+                    "objectGroup": group,
+                },
+                budget=budget,
+            )
+        except CDPError:
+            registry.forget_world(frame_id)  # a context that died unseen: try a fresh one
+            if attempt:
+                return None
+            continue
+        result = reply.get("result", {})
+        object_id = result.get("objectId")
+        if object_id and result.get("subtype") == "node":
+            return str(object_id), context
+        return None
+    return None
+
+
+async def walk_frames(
+    registry: FrameRegistry, budget: Budget, *, all_nodes: bool
+) -> dict[str, FrameWalk]:
+    """Every frame's walk, keyed by frame id; frames that went away mid-way are left out."""
+    frames = registry.frames()
+    results = await asyncio.gather(
+        *(_walk(registry, frame, budget, all_nodes) for frame in frames),
+        return_exceptions=True,
+    )
+    walks: dict[str, FrameWalk] = {}
+    for frame, result in zip(frames, results, strict=True):
+        if isinstance(result, BaseException):
+            if not isinstance(result, CDPError):  # timeouts and lost connections are real
+                raise result
+            logger.debug("snapshot: walking frame %s failed: %s", frame.frame_id, result)
+        elif result is not None:
+            walks[frame.frame_id] = result
+    children = [w for w in walks.values() if w.frame.parent_id and w.frame.parent_id in walks]
+    owners = await asyncio.gather(
+        *(_owner(registry, w.frame, budget) for w in children), return_exceptions=True
+    )
+    for session in registry.sessions():
+        _spawn(_release(session))
+    for walk, owner in zip(children, owners, strict=True):
+        if isinstance(owner, int):
+            walk.owner = owner
+            assert walk.frame.parent_id is not None
+            walks[walk.frame.parent_id].children[owner] = walk.frame.frame_id
+        elif isinstance(owner, BaseException) and not isinstance(owner, CDPError):
+            raise owner
+    return walks
+
+
+@dataclass(slots=True)
+class _Listeners:
+    """What one frame's world already holds of the elements with click listeners:
+    resolving an element costs a round trip that grows with the page, so each is
+    resolved once per world and kept there (the walker keeps them by backend id)."""
+
+    context: int
+    token: str = ""
+    document: str | None = None
+    """The document's objectId in the page's main world (kept while that world lives)."""
+    page_context: int | None = None
+    resolved: set[int] = field(default_factory=set)
+    unresolvable: set[int] = field(default_factory=set)
+    """Listener nodes this world cannot hold (they belong to another frame's document)."""
+
+
+_listeners: weakref.WeakKeyDictionary[FrameRegistry, dict[str, _Listeners]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+async def _walk(
+    registry: FrameRegistry, frame: FrameInfo, budget: Budget, all_nodes: bool
+) -> FrameWalk | None:
+    session = registry.session_for(frame.frame_id)
+    memos = _listeners.setdefault(registry, {})
+    for attempt in range(3):
+        context = await world(registry, frame.frame_id, budget)
+        memo = memos.get(frame.frame_id)
+        if memo is None or memo.context != context:
+            memo = memos[frame.frame_id] = _Listeners(context)
+        try:
+            added, objects, gone = await _listener_changes(
+                session, memo, registry.context_of(frame.frame_id), budget
+            )
+            reply = await session.send(
+                "Runtime.callFunctionOn",
+                {
+                    "functionDeclaration": WALKER_JS,
+                    "executionContextId": context,
+                    "arguments": [
+                        {"value": {"all": all_nodes, "added": added, "gone": gone}},
+                        *({"objectId": object_id} for object_id in objects),
+                    ],
+                    "returnByValue": True,
+                },
+                budget=budget,
+            )
+        except CDPError:
+            registry.forget_world(frame.frame_id)
+            memos.pop(frame.frame_id, None)
+            if attempt:
+                raise
+            continue
+        if "exceptionDetails" in reply:
+            details = reply["exceptionDetails"]
+            text = details.get("exception", {}).get("description") or details.get("text", "")
+            raise CDPError("Runtime.callFunctionOn", -32000, f"snapshot walker failed: {text}")
+        data = json.loads(reply["result"]["value"])
+        token = str(data["w"])
+        if memo.token and token != memo.token and memo.resolved:
+            # The walker's state was lost (its world restarted): what it was given
+            # before is gone with it; give it everything again.
+            memos[frame.frame_id] = _Listeners(context, token, memo.document, memo.page_context)
+            continue
+        memo.token = token
+        memo.resolved = (memo.resolved | set(added)) - set(gone)
+        return FrameWalk(
+            frame=frame,
+            nodes=data["n"],
+            scroll=(float(data["sx"]), float(data["sy"])),
+            title=str(data.get("t", "")),
+            token=token,
+        )
+    return None
+
+
+async def _listener_changes(
+    session: CDPSession, memo: _Listeners, page_context: int | None, budget: Budget
+) -> tuple[list[int], list[str], list[int]]:
+    """Elements with click-like listeners that the world does not hold yet (backend ids
+    and their objects there), and those it holds that have none any more."""
+    if memo.document is None or memo.page_context != page_context:
+        # The document as the page's own world sees it: asking for the listeners of an
+        # isolated world's document object crashes Chromium's renderer (156) after a
+        # few rounds.
+        if page_context is None:
+            return [], [], []
+        document = await session.send(
+            "Runtime.evaluate",
+            {"expression": "document", "contextId": page_context, "objectGroup": _KEEP},
+            budget=budget,
+        )
+        memo.document = document.get("result", {}).get("objectId")
+        memo.page_context = page_context
+        if not memo.document:
+            return [], [], []
+    reply = await session.send(
+        "DOMDebugger.getEventListeners",
+        {"objectId": memo.document, "depth": -1, "pierce": True},
+        budget=budget,
+    )
+    current = {
+        listener["backendNodeId"]
+        for listener in reply.get("listeners", ())
+        if listener.get("type") in _CLICK_EVENTS and listener.get("backendNodeId")
+    }
+    if len(current) > _MAX_LISTENER_NODES:
+        logger.debug("snapshot: %d elements with click listeners: not resolved", len(current))
+        return [], [], sorted(memo.resolved)
+    gone = sorted(memo.resolved - current)
+    new = sorted(current - memo.resolved - memo.unresolvable)
+    if not new:
+        return [], [], gone
+    resolved = await asyncio.gather(
+        *(
+            session.send(
+                "DOM.resolveNode",
+                {"backendNodeId": node, "executionContextId": memo.context, "objectGroup": _GROUP},
+                budget=budget,
+            )
+            for node in new
+        ),
+        return_exceptions=True,
+    )
+    added: list[int] = []
+    objects: list[str] = []
+    for node, result in zip(new, resolved, strict=True):
+        object_id = result.get("object", {}).get("objectId") if isinstance(result, dict) else None
+        if object_id:
+            added.append(node)
+            objects.append(object_id)
+        else:
+            memo.unresolvable.add(node)
+    return added, objects, gone
+
+
+async def _owner(registry: FrameRegistry, frame: FrameInfo, budget: Budget) -> int | None:
+    """The handle of the <iframe> element that hosts ``frame``, in its parent's world."""
+    assert frame.parent_id is not None
+    parent = registry.session_for(frame.parent_id)
+    context = await world(registry, frame.parent_id, budget)
+    owner = await parent.send("DOM.getFrameOwner", {"frameId": frame.frame_id}, budget=budget)
+    node = await parent.send(
+        "DOM.resolveNode",
+        {
+            "backendNodeId": owner["backendNodeId"],
+            "executionContextId": context,
+            "objectGroup": _GROUP,
+        },
+        budget=budget,
+    )
+    reply = await parent.send(
+        "Runtime.callFunctionOn",
+        {
+            "functionDeclaration": _HANDLE_OF,
+            "objectId": node["object"]["objectId"],
+            "returnByValue": True,
+        },
+        budget=budget,
+    )
+    value = reply.get("result", {}).get("value")
+    return int(value) if isinstance(value, int | float) else None
+
+
+_background: set[asyncio.Task[None]] = set()
+
+
+def _spawn(coroutine: Coroutine[Any, Any, None]) -> None:
+    task = asyncio.get_running_loop().create_task(coroutine)
+    _background.add(task)
+    task.add_done_callback(_background.discard)
+
+
+async def _release(session: CDPSession) -> None:
+    """Free the listener and owner objects (off the snapshot's critical path)."""
+    try:
+        await session.send(
+            "Runtime.releaseObjectGroup", {"objectGroup": _GROUP}, budget=Budget(2.0)
+        )
+    except TabwardenError as exc:  # best effort: the group dies with its context anyway
+        logger.debug("releasing snapshot objects failed: %s", exc)
