@@ -61,7 +61,6 @@ API = {
 RESHAPED = {
     ("browser_tabs", "action"): "tabs are listed by tab_infos() and opened by new_tab()",
     ("browser_tabs", "url"): "new_tab(url)",
-    ("browser_attach", "consent"): "the API takes a consent callable",
     ("browser_cdp", "tab_id"): "the API calls it target_id",
 }
 

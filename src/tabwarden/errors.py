@@ -28,6 +28,7 @@ Every error a caller can see derives from :class:`TabwardenError` and carries a
     * :class:`TabError`
         * :class:`TabNotFound`
         * :class:`TabClosed`
+        * :class:`TabCrashed` — the page's renderer crashed; reload or navigate it
     * :class:`RefError` — a ref or selector that names no element to act on
         * :class:`StaleRefError` — the element is gone or its document navigated away
         * :class:`UnknownRef` — no such ref, or a selector that matches nothing
@@ -80,6 +81,7 @@ __all__ = [
     "SessionNotFound",
     "StaleRefError",
     "TabClosed",
+    "TabCrashed",
     "TabError",
     "TabNotFound",
     "TabwardenError",
@@ -251,6 +253,15 @@ class TabNotFound(TabError):
 
 class TabClosed(TabError):
     default_hint = "this tab is gone; list tabs and pick another, or open a new one"
+
+
+class TabCrashed(TabError):
+    """The tab's page (its renderer process) crashed; the tab itself is still open."""
+
+    default_hint = (
+        "reload or navigate the tab: that starts a new renderer (the page's state is "
+        "lost); other tabs are unaffected"
+    )
 
 
 class RefError(TabwardenError):

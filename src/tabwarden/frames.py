@@ -40,7 +40,7 @@ class FrameInfo:
             "parent": self.parent_id,
             "url": self.url,
             "is_oopif": self.is_oopif,
-            "session_id": self.session_id,
+            "cdp_session": self.session_id,
         }
 
 

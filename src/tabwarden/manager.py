@@ -83,6 +83,8 @@ class SessionManager:
             config = self.config.model_copy(deep=True)
             if isolated is not None:
                 config.browser.isolated = isolated
+            if consent is None:
+                consent = config.safety.allow_attach  # the user's standing consent, if given
             backend = (
                 CDPEndpoint(cdp_url, consent=consent, needs_dialog_bridge=dialog_bridge)
                 if cdp_url

@@ -624,6 +624,8 @@ class BrowserSession:
             raise SessionClosed(f"session {self.name!r} is closed")
         if tab is not None and tab.closed:
             raise tab._closed_error()
+        if tab is not None and tab._crashed and kind != "navigation":
+            raise tab.crashed_error()  # only a load brings a new renderer
         self._busy += 1
         self.last_used = time.monotonic()
         try:

@@ -39,6 +39,7 @@ from .errors import (
     NoHistoryEntry,
     StaleRefError,
     TabClosed,
+    TabCrashed,
     TabwardenError,
     UnknownRef,
 )
@@ -100,6 +101,8 @@ class Tab:
         self._session: CDPSession | None = None
         self._ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._closed_reason: str | None = None
+        self._crashed = False
+        """The page's renderer crashed; a reload or navigation brings a new one."""
         self._dialogs_seen: set[str] = set()
         self._bridge_error = ""
         self.navigated = False
@@ -888,6 +891,8 @@ class Tab:
             session, self.target_id, lambda: self._browser.setup_commands(top_level=False)
         )
         session.subscribe("Page.lifecycleEvent", self._on_lifecycle)
+        session.subscribe("Inspector.targetCrashed", self._on_crashed)
+        session.subscribe("Inspector.targetReloadedAfterCrash", self._on_recovered)
         return asyncio.get_running_loop().create_task(
             self._setup(session, waiting_for_debugger), name=f"tab-setup {self.id}"
         )
@@ -1254,7 +1259,22 @@ class Tab:
 
             return await self._navigation(session, entry.get("url", ""), stage, budget, trigger)
 
+    def _on_crashed(self, event: Event) -> None:
+        self._crashed = True
+        logger.warning("the page of tab %s crashed (%s)", self.id, self._url)
+        session = self._session
+        if session is not None and session.session_id is not None:
+            session.connection.fail_session(session.session_id, self.crashed_error)
+
+    def _on_recovered(self, event: Event) -> None:
+        self._crashed = False
+
+    def crashed_error(self, doing: str = "") -> TabCrashed:
+        while_ = f" while {doing} was running" if doing else ""
+        return TabCrashed(f"the page of tab {self.id} ({self._url}) crashed{while_}")
+
     def _on_lifecycle(self, event: Event) -> None:
+        self._crashed = False  # a document is loading: the renderer is alive again
         if event.params.get("frameId") != self.target_id:
             return
         loader = event.params.get("loaderId", "")

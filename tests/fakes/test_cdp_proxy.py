@@ -163,7 +163,9 @@ async def test_drop_clients_closes_the_session_but_not_the_browser(browser, serv
     owner_tab = None
     try:
         await proxy.start()
-        session = await tabwarden.attach(proxy.http_url, consent=True)
+        config = tabwarden.Config()
+        config.browser.reconnect_give_up_s = 0  # counted connections: no reconnecting
+        session = await tabwarden.attach(proxy.http_url, consent=True, config=config)
         sessions.append(session)
         tab = await session.new_tab(server.url("/index.html"))
         leftovers.append(tab.target_id)
@@ -196,7 +198,9 @@ async def test_stop_then_restart_serves_the_same_url_again(browser, server):
     try:
         ws_url = await proxy.start()
         port = proxy.port
-        first = await tabwarden.attach(proxy.http_url, consent=True)
+        config = tabwarden.Config()
+        config.browser.reconnect_give_up_s = 0  # counted connections: no reconnecting
+        first = await tabwarden.attach(proxy.http_url, consent=True, config=config)
         sessions.append(first)
         leftovers.append((await first.new_tab(server.url("/index.html"))).target_id)
 

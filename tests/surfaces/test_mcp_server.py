@@ -152,6 +152,28 @@ async def test_tool_results_become_text_and_images(fake_tool: Callable[[Fake], N
     assert base64.b64decode(second.data) == png
 
 
+async def test_structured_content_is_bounded_like_the_text(
+    fake_tool: Callable[[Fake], None],
+) -> None:
+    # A client may hand structured content to the model instead of the text: large data
+    # (a node tree, a long list) is left out and named, the rest comes through.
+    big = [{"ref": f"e{i}", "role": "button", "name": "x" * 40} for i in range(2_000)]
+
+    async def fake(ctx: ToolContext, name: str, arguments: dict[str, Any] | None) -> ToolResult:
+        assert ctx.node_tree is False  # snapshots over MCP leave their node tree out
+        return ToolResult("page says hi", {"tab_id": "t1", "nodes": big}, untrusted=True)
+
+    fake_tool(fake)
+    async with legacy() as client:
+        result = await client.call_tool("browser_snapshot", {})
+    structured = result.structured_content
+    assert structured is not None
+    assert structured["tab_id"] == "t1" and structured["untrusted"] is True
+    assert structured["text"] == ToolResult("page says hi", untrusted=True).final_text()
+    assert "nodes" not in structured and structured["omitted"] == ["nodes"]
+    assert len(json.dumps(structured)) < 10_000
+
+
 async def test_tabwarden_errors_carry_their_hint(fake_tool: Callable[[Fake], None]) -> None:
     busy = PageBusy("tab t1 did not answer within 500 ms", tab_id="t1")
 

@@ -154,6 +154,18 @@ class CDPConnection:
         """
         return EventQueue(self, tuple(methods), session_id)
 
+    def fail_session(self, session_id: str, error: Callable[[str], BaseException]) -> int:
+        """Fail every command still waiting on one session at once (its target crashed:
+        no reply will come), with ``error(method)``. Returns how many."""
+        failed = 0
+        for command in self._protocol.pending_of(session_id):
+            future = self._futures.get(command.id)
+            if future is not None and not future.done():
+                future.set_exception(error(command.method))
+                future.exception()  # a waiter that already gave up must not log it
+                failed += 1
+        return failed
+
     def drop_session(self, session_id: str) -> None:
         self._router.drop_session(session_id)
 

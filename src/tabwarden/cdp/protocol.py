@@ -152,6 +152,10 @@ class CDPProtocol:
         """Stop waiting for a command (its deadline passed); a late reply is then dropped."""
         self._pending.pop(command_id, None)
 
+    def pending_of(self, session_id: str) -> list[Command]:
+        """The commands still waiting for a reply on one session."""
+        return [c for c in self._pending.values() if c.session_id == session_id]
+
     def drain(self) -> list[Command]:
         """Remove and return every pending command (the socket closed)."""
         pending = list(self._pending.values())

@@ -161,7 +161,11 @@ _BARE_KEY_FIELD = re.compile(
     r"(?=(?P<vq>[\"'`])(?P<val>.*?)(?<!\\)(?P=vq))"
 )
 # key=value (query strings, cookies, env files, logs): no spaces around '='.
-_EQUALS_FIELD = re.compile(rf"(?<![\w.-])(?P<key>{_KEY})=(?=(?P<val>[^\s&;,\"'<>(){{}}\[\]`|]+))")
+# (The snapshot's own [ref=e7] [level=2] [url=…] markers are no fields to judge.)
+_EQUALS_FIELD = re.compile(
+    r"(?<![\w.-])(?!(?:ref|level|url|checked|expanded|pressed)=)"
+    rf"(?P<key>{_KEY})=(?=(?P<val>[^\s&;,\"'<>(){{}}\[\]`|]+))"
+)
 # key: value (YAML, logs, prose): only values that look like credentials.
 _COLON_FIELD = re.compile(
     rf"(?<![\w.-])(?P<key>{_KEY}):[ \t]*(?=(?P<val>[^\s,;\"'<>(){{}}\[\]`|]+))"
@@ -181,6 +185,10 @@ _PLACEHOLDERS = frozenset(
 )
 _MARKERS = ("[redacted:", "[secret:")
 _SHORTEST_MATCH = 8
+# Every built-in pattern needs one of these (a field's '=' or ':', a URL's '@', a
+# bearer, a PEM block, or a long run of token characters): text without any — most
+# names, labels and values on a page — is let through without running the patterns.
+_MAYBE_SECRET = re.compile(r"[=:@]|[Bb]earer|-----BEGIN|[A-Za-z0-9_.\-+/]{16,}")
 """No built-in pattern matches fewer characters (``pwd=abcd``)."""
 _Decide = Callable[[re.Match[str], str], "str | None"]
 
@@ -301,7 +309,7 @@ class Redactor:
         if pattern is not None:
             secrets = self._secrets
             text = pattern.sub(lambda m: f"[secret:{secrets[m.group(0)]}]", text)
-        if not self.builtin or len(text) < _SHORTEST_MATCH:
+        if not self.builtin or len(text) < _SHORTEST_MATCH or not _MAYBE_SECRET.search(text):
             return text
         text = _PEM.sub(_marker("private-key"), text)
         text = _HEADER_LINE.sub(_header_value, text)
@@ -338,8 +346,16 @@ class Redactor:
         ``{"name": …, "value": …}`` pair (cookies, headers, storage items) whose name
         does. Strings pass through :meth:`redact_text`.
         """
+        return self._redact_value(value, {})
+
+    def _redact_value(self, value: Any, seen: dict[str, str]) -> Any:
+        # ``seen``: strings already redacted in this value (frame ids, URLs and keys
+        # repeat across the nodes of a snapshot).
         if isinstance(value, str):
-            return self.redact_text(value)
+            done = seen.get(value)
+            if done is None:
+                done = seen[value] = self.redact_text(value)
+            return done
         if isinstance(value, dict):
             pair = self._pair_kind(value)
             out: dict[Any, Any] = {}
@@ -347,16 +363,16 @@ class Redactor:
                 kind = secret_kind(key) if self.builtin and isinstance(key, str) else None
                 if key == "value" and pair is not None:
                     kind = pair
-                new_key = self.redact_text(key) if isinstance(key, str) else key
+                new_key = self._redact_value(key, seen) if isinstance(key, str) else key
                 if kind is not None and not _nothing_to_hide(item):
                     out[new_key] = _marker(kind)
                 else:
-                    out[new_key] = self.redact_value(item)
+                    out[new_key] = self._redact_value(item, seen)
             return out
         if isinstance(value, list):
-            return [self.redact_value(item) for item in value]
+            return [self._redact_value(item, seen) for item in value]
         if isinstance(value, tuple):
-            return tuple(self.redact_value(item) for item in value)
+            return tuple(self._redact_value(item, seen) for item in value)
         return value
 
     def redact_error(self, error: TabwardenError) -> TabwardenError:

@@ -64,7 +64,7 @@ class FrameNode:
             "origin": self.origin,
             "parent": self.parent,
             "is_oopif": self.is_oopif,
-            "session_id": self.session_id,
+            "cdp_session": self.session_id,
         }
 
 

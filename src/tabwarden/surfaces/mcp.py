@@ -197,10 +197,33 @@ def _result(result: ToolResult) -> types.CallToolResult:
         )
     return types.CallToolResult(
         content=list(content),
-        structured_content=result.to_dict(),
+        structured_content=_structured(result),
         is_error=False,
         meta=meta,
     )
+
+
+_STRUCTURED_EXTRA_CHARS = 8_000
+
+
+def _structured(result: ToolResult) -> dict[str, Any]:
+    """The result's data for clients that read structured content, bounded like the text:
+    the text, and the other fields while they fit in a few thousand characters more
+    (whatever is left out is named in ``omitted``)."""
+    data = result.to_dict()
+    room = _STRUCTURED_EXTRA_CHARS
+    out: dict[str, Any] = {}
+    omitted = []
+    for key, value in data.items():
+        size = 0 if key == "text" else len(json.dumps(value, default=str, ensure_ascii=False))
+        if size <= room:
+            out[key] = value
+            room -= size
+        else:
+            omitted.append(key)
+    if omitted:
+        out["omitted"] = omitted
+    return out
 
 
 def _error(text: str) -> types.CallToolResult:
@@ -217,6 +240,7 @@ class _ClientContext(ToolContext):
         super().__init__(manager, name)
         self.isolated = isolated
         self.ended = False
+        self.node_tree = False  # the model reads the snapshot's text
 
     async def session(self, *, timeout_ms: float | None = None) -> BrowserSession:
         self._check()

@@ -98,6 +98,8 @@ async def snapshot(ctx: ToolContext, p: SnapshotParams) -> ToolResult:
     )
     data = snap.to_dict()
     data.pop("text", None)
+    if not ctx.node_tree:
+        data.pop("nodes", None)
     return ToolResult(snap.text, data, untrusted=True)
 
 

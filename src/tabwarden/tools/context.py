@@ -30,6 +30,9 @@ class ToolContext:
         """Whether the user agreed to attach to ``cdp_url`` (``safety.allow_attach``, or
         ``consent=true`` given to browser_attach)."""
         self._redactor: Redactor | None = None
+        self.node_tree = True
+        """Whether snapshot results carry the JSON node tree in their data (for programs:
+        the CLI's --json). A model reads the text; MCP leaves the tree out."""
 
     @property
     def redactor(self) -> Redactor:
