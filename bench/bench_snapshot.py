@@ -368,12 +368,16 @@ async def bench_clicks(c: Contenders, result: SizeResult, plan: Plan) -> Table:
     tw_clicks = 0
     pw_clicks = 0
     diff_seen: list[bool] = []
+    diff_skipped: list[str] = []
 
     async def tw_diff() -> None:
         nonlocal tw_clicks
         receipt = await c.tab.click(ref, timeout_ms=CALL_TIMEOUT_MS)
         tw_clicks += 1
-        diff_seen.append(receipt.diff is not None)
+        if receipt.diff_skipped:
+            diff_skipped.append(receipt.diff_skipped)
+        else:
+            diff_seen.append(receipt.diff is not None)
 
     async def tw_nodiff() -> None:
         nonlocal tw_clicks
@@ -419,8 +423,8 @@ async def bench_clicks(c: Contenders, result: SizeResult, plan: Plan) -> Table:
         f"no diff {without:.2f}x [{_verdict(without, CLICK_TARGET)}]"
     )
     table.note(
-        "no public switch turns the receipt's diff off: the no-diff row patches the private "
-        "ActionWatch.receipt(diff=False) in this process"
+        "the no-diff row patches ActionWatch.receipt(diff=False) in this process (the same as "
+        "browser.receipt_diff: off)"
     )
     ok = tw_count == tw_clicks and pw_count == pw_clicks
     table.note(
@@ -428,6 +432,11 @@ async def bench_clicks(c: Contenders, result: SizeResult, plan: Plan) -> Table:
         f"playwright page {pw_count}/{pw_clicks} — {'ok' if ok else 'MISMATCH'}"
     )
     missing = diff_seen.count(False)
+    if diff_skipped:
+        table.note(
+            f"receipts without a diff by design: {len(diff_skipped)} "
+            f"(receipt_diff=auto skips it on {diff_skipped[0]})"
+        )
     table.note(
         f"receipts that should carry a diff and have none: {missing}/{len(diff_seen)}"
         + (" (the receipt's snapshot ran out of its 5 s share of the budget)" if missing else "")

@@ -337,6 +337,12 @@ function tabwardenSnapshot(options, ...listenerElements) {
         return;
       }
     }
+    if (!all) {  // text is only read through names here: elements are enough
+      for (child = parent.firstElementChild; child; child = child.nextElementSibling) {
+        walkNode(child, out, pointer, inside, hidden);
+      }
+      return;
+    }
     for (child = parent.firstChild; child; child = child.nextSibling) {
       walkNode(child, out, pointer, inside, hidden);
     }

@@ -180,23 +180,30 @@ async def _walk(
         memo = memos.get(frame.frame_id)
         if memo is None or memo.context != context:
             memo = memos[frame.frame_id] = _Listeners(context)
+        page_context = registry.context_of(frame.frame_id)
         try:
-            added, objects, gone = await _listener_changes(
-                session, memo, registry.context_of(frame.frame_id), budget
-            )
-            reply = await session.send(
-                "Runtime.callFunctionOn",
-                {
-                    "functionDeclaration": WALKER_JS,
-                    "executionContextId": context,
-                    "arguments": [
-                        {"value": {"all": all_nodes, "added": added, "gone": gone}},
-                        *({"objectId": object_id} for object_id in objects),
-                    ],
-                    "returnByValue": True,
-                },
-                budget=budget,
-            )
+            if memo.token and memo.document and memo.page_context == page_context:
+                # Warm: the world holds the listener elements of the last walk. Ask for
+                # the listeners and walk at once; walk again only if they changed.
+                changes = asyncio.ensure_future(
+                    _listener_changes(session, memo, page_context, budget)
+                )
+                walking = asyncio.ensure_future(
+                    _call_walker(session, context, all_nodes, [], [], [], budget)
+                )
+                try:
+                    added, objects, gone = await changes
+                finally:
+                    reply = await walking
+                if added or gone:
+                    reply = await _call_walker(
+                        session, context, all_nodes, added, objects, gone, budget
+                    )
+            else:
+                added, objects, gone = await _listener_changes(session, memo, page_context, budget)
+                reply = await _call_walker(
+                    session, context, all_nodes, added, objects, gone, budget
+                )
         except CDPError:
             registry.forget_world(frame.frame_id)
             memos.pop(frame.frame_id, None)
@@ -224,6 +231,30 @@ async def _walk(
             token=token,
         )
     return None
+
+
+async def _call_walker(
+    session: CDPSession,
+    context: int,
+    all_nodes: bool,
+    added: list[int],
+    objects: list[str],
+    gone: list[int],
+    budget: Budget,
+) -> dict[str, Any]:
+    return await session.send(
+        "Runtime.callFunctionOn",
+        {
+            "functionDeclaration": WALKER_JS,
+            "executionContextId": context,
+            "arguments": [
+                {"value": {"all": all_nodes, "added": added, "gone": gone}},
+                *({"objectId": object_id} for object_id in objects),
+            ],
+            "returnByValue": True,
+        },
+        budget=budget,
+    )
 
 
 async def _listener_changes(
