@@ -12,6 +12,10 @@ from urllib.parse import parse_qs, unquote, urlsplit
 PAGES = Path(__file__).parent / "pages"
 
 
+_SEEN: set[str] = set()
+_SEEN_LOCK = threading.Lock()
+
+
 class _Handler(http.server.SimpleHTTPRequestHandler):
     server_version = "tabwarden-test"
 
@@ -64,6 +68,24 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             self.send_header("X-Diagnostics", "body")
             self.end_headers()
             self.wfile.write(data[:size])
+        elif route[0] == "once-then-redirect":
+            # The first visit (per ?key=) is a page that the browser may not keep in its
+            # back/forward cache; every later visit redirects to ?to= (a reload, a back).
+            key = query.get("key", "")
+            with _SEEN_LOCK:
+                first = key not in _SEEN
+                _SEEN.add(key)
+            if first:
+                self._send(
+                    200,
+                    "<title>Once</title><p>first visit</p>",
+                    headers={"Cache-Control": "no-store"},
+                )
+            else:
+                self.send_response(302)
+                self.send_header("Location", query.get("to", "/index.html"))
+                self.send_header("Content-Length", "0")
+                self.end_headers()
         elif route[0] == "policy-asset":
             # A subresource that works when it loads: ?kind=svg (an image) or js (a script).
             body, kind = {

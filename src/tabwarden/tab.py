@@ -994,6 +994,8 @@ class Tab:
             with contextlib.suppress(DeadlineExceeded):
                 await session.send("Runtime.terminateExecution", budget=budget.child(0.5))
                 self._browser.metrics.count("terminated_before_navigation")
+        guard = self._browser.supervisor.guard
+        mark = guard.mark()
         with NavigationWatch(session, self.target_id) as watch:
 
             async def follow() -> _Outcome:
@@ -1012,6 +1014,9 @@ class Tab:
             finished, outcome = await self._until_dialog(follow())
             if not finished or outcome is None:
                 outcome = watch.partial(stage)
+            blocked = guard.blocked_navigation(self, mark)
+            if blocked is not None:  # a reload or history step led where policy forbids
+                raise guard.denied(blocked)
             return await self._finish(outcome, budget)
 
     async def _act(

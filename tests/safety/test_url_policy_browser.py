@@ -112,6 +112,22 @@ async def test_a_redirect_to_the_metadata_endpoint_is_blocked(browser, server):
     assert "169.254.169.254 is blocked" in (await tab.snapshot()).text  # Chromium's page
 
 
+async def test_a_reload_or_back_that_leads_to_the_metadata_endpoint_is_denied(browser, server):
+    # The page redirects to the metadata endpoint only when it is visited again: a
+    # reload and a history step are judged like any navigation, and say so.
+    tab = await browser.new_tab()
+    for step, key in (("reload", "reload-key"), ("back", "back-key")):
+        url = server.url(f"/once-then-redirect?key={key}&to=" + quote(METADATA, safe=""))
+        assert (await tab.navigate(url)).title == "Once"
+        if step == "reload":
+            with pytest.raises(PolicyDenied, match="cloud metadata endpoint"):
+                await tab.reload()
+        else:
+            await tab.navigate(server.url("/second.html"))
+            with pytest.raises(PolicyDenied, match="cloud metadata endpoint"):
+                await tab.back()
+
+
 async def test_every_redirect_hop_is_judged_again(browser, server):
     tab = await browser.new_tab()
     since = time.time()

@@ -167,12 +167,20 @@ class PolicyGuard:
         """The error for a failed navigation of ``tab``: ``PolicyDenied`` when the guard
         blocked its document (a redirect hop, say) after ``mark``."""
         if error == BLOCKED_ERROR:
-            for decision in reversed(self._blocked.items()):
-                if decision.sequence <= mark:
-                    break
-                if decision.tab_id == tab.id and decision.kind == "navigation":
-                    return self.denied(decision)
+            decision = self.blocked_navigation(tab, mark)
+            if decision is not None:
+                return self.denied(decision)
         return navigation_failure(url, error)
+
+    def blocked_navigation(self, tab: Tab, mark: int) -> PolicyDecision | None:
+        """The latest page load of ``tab`` (not a frame, not a popup) the guard blocked
+        after ``mark``, if any."""
+        for decision in reversed(self._blocked.items()):
+            if decision.sequence <= mark:
+                break
+            if decision.tab_id == tab.id and decision.kind == "navigation":
+                return decision
+        return None
 
     @staticmethod
     def denied(decision: PolicyDecision) -> PolicyDenied:
