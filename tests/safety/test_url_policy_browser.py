@@ -162,6 +162,7 @@ async def test_a_click_on_a_metadata_link_is_blocked_and_the_receipt_says_so(bro
     line = f"navigation blocked by policy: {METADATA} (cloud metadata endpoint)"
     assert receipt.policy_blocks == [line]
     assert line in receipt.text() and receipt.to_dict()["policy_blocks"] == [line]
+    assert "navigated to" not in receipt.text()  # it was refused, not loaded
     snapshot = await tab.snapshot()
     assert "169.254.169.254 is blocked" in snapshot.text  # Chromium's own blocked page
 

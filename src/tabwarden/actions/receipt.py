@@ -86,7 +86,10 @@ class Receipt:
         if self.detail:
             head += f": {self.detail}"
         lines = [f"{head} ({self.elapsed_ms} ms)"]
-        if self.navigated:
+        if self.navigated and any(b.startswith("navigation blocked") for b in self.policy_blocks):
+            # Chromium shows its "blocked" page at the refused URL: the page did not load.
+            lines.append(f"the tab now shows the browser's blocked page ({self.title!r})")
+        elif self.navigated:
             lines.append(f"navigated to {self.url} {json.dumps(self.title, ensure_ascii=False)}")
         for tab_id in self.new_tabs:
             lines.append(f"new tab opened: {tab_id} (switch_tab to use it)")
