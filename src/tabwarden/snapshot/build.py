@@ -57,31 +57,34 @@ class _Builder:
     ) -> SnapshotNode:
         frame_id = walk.frame.frame_id
         role = raw["r"]
+        get = raw.get
         if role == "text":
-            return SnapshotNode(role="text", text=raw.get("t", ""), frame=frame_id)
-        node = SnapshotNode(role=role, name=raw.get("n", ""), frame=frame_id)
-        handle = raw.get("h")
+            return SnapshotNode(role="text", text=get("t", ""), frame=frame_id)
+        flags = get("f", 0)
+        box = get("b")
+        handle = get("h")
+        node = SnapshotNode(
+            role=role,
+            name=get("n", ""),
+            frame=frame_id,
+            handle=handle,
+            bounds=None if box is None else Bounds(box[0] + dx, box[1] + dy, box[2], box[3]),
+            disabled=bool(flags & _DISABLED),
+            focused=bool(flags & _FOCUSED),
+            required=bool(flags & _REQUIRED),
+            readonly=bool(flags & _READONLY),
+            password=bool(get("p")),
+            clickable=bool(get("k")),
+            checked=get("ck"),
+            selected=get("s"),
+            pressed=get("pr"),
+            expanded=get("e"),
+            level=get("l"),
+            url=get("u"),
+            value=get("v"),
+        )
         if handle is not None:
-            node.handle = handle
             self.by_handle[(frame_id, handle)] = node
-        box = raw.get("b")
-        if box is not None:
-            node.bounds = Bounds(box[0] + dx, box[1] + dy, box[2], box[3])
-        flags = raw.get("f", 0)
-        if flags:
-            node.disabled = bool(flags & _DISABLED)
-            node.focused = bool(flags & _FOCUSED)
-            node.required = bool(flags & _REQUIRED)
-            node.readonly = bool(flags & _READONLY)
-        node.password = bool(raw.get("p"))
-        node.clickable = bool(raw.get("k"))
-        node.checked = raw.get("ck")
-        node.selected = raw.get("s")
-        node.pressed = raw.get("pr")
-        node.expanded = raw.get("e")
-        node.level = raw.get("l")
-        node.url = raw.get("u")
-        node.value = raw.get("v")
         if "x" in raw:
             self.covered.append((node, raw["x"]))
         children = raw.get("c")

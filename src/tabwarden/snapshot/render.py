@@ -262,10 +262,15 @@ def _matcher(find: str) -> Callable[[str], bool]:
     return lambda line: needle in line.lower()
 
 
+_NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f\x7f\u2028\u2029]')
+
+
 def _quote(text: str, limit: int) -> str:
     text = _inline(text)
     if len(text) > limit:
         text = text[: limit - 1] + "…"
+    if _NEEDS_ESCAPE.search(text) is None:
+        return f'"{text}"'  # what json.dumps gives, without its cost on every line
     return json.dumps(text, ensure_ascii=False)
 
 
