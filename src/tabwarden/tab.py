@@ -1015,7 +1015,9 @@ class Tab:
             if not finished or outcome is None:
                 outcome = watch.partial(stage)
             blocked = guard.blocked_navigation(self, mark)
-            if blocked is not None:  # a reload or history step led where policy forbids
+            if blocked is not None and outcome.status is None:
+                # A reload or history step led where the policy forbids (no page came
+                # back); a page that loaded and then moved on by itself is not that.
                 raise guard.denied(blocked)
             return await self._finish(outcome, budget)
 
@@ -1207,7 +1209,8 @@ class Tab:
                 "Target.getTargetInfo", {"targetId": self.target_id}, budget=budget.child(2.0)
             )
             self._update_info(reply.get("targetInfo", {}))
-        except CDPError as exc:
+        except (CDPError, DeadlineExceeded) as exc:
+            # Best effort: the caller's own commands report a page that does not answer.
             logger.debug("reading the target info of tab %s failed: %s", self.id, exc)
 
     async def _ready_session(self, budget: Budget) -> CDPSession:

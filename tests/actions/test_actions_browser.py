@@ -417,3 +417,25 @@ async def test_an_element_that_keeps_moving_is_not_clicked(browser, server):
         assert await _value(tab, "document.title") == "Moving"
     finally:
         await tab.close()
+
+
+async def test_the_settle_barrier_reports_changes_made_by_queued_timers(browser, server):
+    # The barrier's MutationObserver hands records to its callback at the end of each
+    # task: a change made by a timer the page queued first must still count.
+    from tabwarden.actions.receipt import _AFTER_QUEUED_TASKS
+
+    tab = await browser.new_tab(server.url("/index.html"))
+    try:
+        for queued, expected in (("document.body.append('x')", True), ("void 0", False)):
+            # The page's timer is queued first, in the same task, as after a click.
+            expression = (
+                f"(() => {{ setTimeout(() => {{ {queued}; }}, 0); "
+                f"return {_AFTER_QUEUED_TASKS}; }})()"
+            )
+            reply = await tab.cdp(
+                "Runtime.evaluate",
+                {"expression": expression, "awaitPromise": True, "returnByValue": True},
+            )
+            assert reply["result"]["value"] is expected, queued
+    finally:
+        await tab.close()

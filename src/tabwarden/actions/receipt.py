@@ -27,7 +27,9 @@ if TYPE_CHECKING:
 __all__ = ["ActionWatch", "Receipt"]
 
 _SETTLE_NAVIGATION_S = 5.0
-_SETTLE_TASKS_S = 0.15
+_SETTLE_TASKS_S = 0.5
+"""How long the page may take to run what the action queued (a loaded machine, a busy
+page): past it, the receipt reports what is known."""
 _MAX_CONSOLE = 5
 _MAX_DIFF_LINES = 30
 _AUTO_DIFF_MAX_LINES = 1_500
@@ -39,11 +41,12 @@ _AUTO_DIFF_MAX_LINES = 1_500
 # next frame, and messages overtake them.) It resolves to whether the document changed
 # meanwhile (a MutationObserver), which tells a read taken during the wait from a stale one.
 _AFTER_QUEUED_TASKS = """new Promise(resolve => {
-  const observer = new MutationObserver(() => {});
+  let changed = false;  // records are delivered to the callback at each task's end
+  const observer = new MutationObserver(() => { changed = true; });
   observer.observe(document, {subtree: true, childList: true, attributes: true,
                               characterData: true});
   setTimeout(() => {
-    const changed = observer.takeRecords().length > 0;
+    changed = changed || observer.takeRecords().length > 0;
     observer.disconnect();
     resolve(changed);
   }, 0);
