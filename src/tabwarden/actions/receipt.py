@@ -269,12 +269,10 @@ class ActionWatch:
                     {"expression": _AFTER_QUEUED_TASKS, "awaitPromise": True},
                     budget=budget.child(_SETTLE_TASKS_S),
                 )
-            except (DeadlineExceeded, CDPError):  # CDPError: it navigated
-                return True
+            except (DeadlineExceeded, CDPError):  # CDPError: it navigated meanwhile
+                reply = {}
             if not self.loading:
                 return reply.get("result", {}).get("value") is not False
-        if not self.loading:
-            return True
         wait = budget.child(_SETTLE_NAVIGATION_S)
         while not self._dom_ready() and self._tab.pending_dialog is None and not wait.expired:
             if self._became_download():
