@@ -109,7 +109,8 @@ async def test_a_redirect_to_the_metadata_endpoint_is_blocked(browser, server):
     assert first.allowed and first.kind == "navigation"
     blocked = await _decision(browser, "the metadata hop", since, allowed=False)
     assert blocked.url == f"{METADATA}iam/" and blocked.tab_id == tab.id
-    assert "169.254.169.254 is blocked" in (await tab.snapshot()).text  # Chromium's page
+    # Chromium's blocked page commits after Page.navigate has answered: wait for it.
+    await tab.wait(text="169.254.169.254 is blocked", timeout_ms=5000)
 
 
 async def test_a_reload_or_back_that_leads_to_the_metadata_endpoint_is_denied(browser, server):

@@ -393,7 +393,10 @@ function tabwardenSnapshot(options, ...listenerElements) {
     let shownRole = "";
     if (clickable) shownRole = el.getAttribute("draggable") === "true" ? "draggable" : "clickable";
     else if (role && role !== "none" && role !== "generic" && (
-      all || roleInteractive || CONTEXT.has(role) || LANDMARKS.has(role) || role === "listbox")) {
+      all || roleInteractive || CONTEXT.has(role) || role === "listbox" ||
+      // The interactive view shows landmarks only when they are named.
+      (LANDMARKS.has(role) && (el.hasAttribute("aria-label") ||
+                               el.hasAttribute("aria-labelledby") || el.hasAttribute("title"))))) {
       shownRole = role;
     }
     if (shownRole) measure();
