@@ -366,7 +366,8 @@ function tabwardenSnapshot(options, ...listenerElements) {
     const visibility = cs.visibility;
     const isHidden = hidden ? visibility !== "visible" : visibility === "hidden" || visibility === "collapse";
     let role = roleOf(el, tag);
-    const cursorPointer = cs.cursor === "pointer";
+    // The cursor only matters where no interactive ancestor was reported (clickables).
+    const cursorPointer = !inside && cs.cursor === "pointer";
     // Boxes are read only where they matter (a reported node, a possible clickable,
     // a possible cover): most elements of a large page are none of these.
     let rect = null;
