@@ -97,6 +97,9 @@ class BrowserSession:
         self._closed = False
         self._lost_reason = ""
         self._paths: WorkspacePaths | None = None
+        self._emulation = EmulationState()
+        self._emulation_user_agent = ""
+        """The browser's own user agent (emulating a locale or platform keeps it)."""
         self._downloads = DownloadTracker(
             lambda: self.paths,
             capacity=self.config.files.max_downloads,
@@ -346,13 +349,7 @@ class BrowserSession:
         async with self._operation(timeout_ms, "action") as budget:
             return await self._browser_cdp().send(method, params, budget=budget)
 
-    # ---- diagnostics: console and network -------------------------------------------
-
     # ---- storage and emulation -----------------------------------------------------
-
-    _emulation: EmulationState = EmulationState()
-    _emulation_user_agent = ""
-    """The browser's own user agent (emulating a locale or platform keeps it)."""
 
     def emulation_state(self) -> EmulationState:
         """What this session emulates now, for every tab (never waits)."""
@@ -659,7 +656,7 @@ class BrowserSession:
         commands: list[tuple[str, dict[str, Any]]] = []
         if self.supervisor.bridge:
             commands += bridge_commands()
-        # Each topic below adds what a new page or frame session needs before it runs.
+        # What a new page or frame session needs before it runs, topic by topic:
         # diagnostics: browser-side notices (CSP violations, failed loads) for the console log
         commands.append(("Log.enable", {}))
         # safety: URL policy (with the dialog bridge's pattern): one Fetch.enable per session

@@ -60,8 +60,6 @@ class FrameWalk:
     title: str
     token: str
     """The world's token: handles are only meaningful together with it."""
-    owner: int | None = None
-    """Handle of the <iframe> element hosting this frame, in its parent's world."""
     children: dict[int, str] = field(default_factory=dict)
     """Handle of an <iframe> in this frame → the frame id it hosts."""
 
@@ -121,8 +119,9 @@ async def walk_frames(
 ) -> dict[str, FrameWalk]:
     """Every frame's walk, keyed by frame id; frames that went away mid-way are left out."""
     frames = registry.frames()
+    grouped: set[CDPSession] = set()  # sessions that made objects in _GROUP
     results = await asyncio.gather(
-        *(_walk(registry, frame, budget, all_nodes) for frame in frames),
+        *(_walk(registry, frame, budget, all_nodes, grouped) for frame in frames),
         return_exceptions=True,
     )
     walks: dict[str, FrameWalk] = {}
@@ -134,19 +133,38 @@ async def walk_frames(
         elif result is not None:
             walks[frame.frame_id] = result
     children = [w for w in walks.values() if w.frame.parent_id and w.frame.parent_id in walks]
+    known = _owners.setdefault(registry, {})
+    keys = [(w.frame.frame_id, walks[w.frame.parent_id or ""].token) for w in children]
     owners = await asyncio.gather(
-        *(_owner(registry, w.frame, budget) for w in children), return_exceptions=True
+        *(
+            _owner(registry, w.frame, budget, grouped) if key not in known else _known(known[key])
+            for w, key in zip(children, keys, strict=True)
+        ),
+        return_exceptions=True,
     )
-    for session in registry.sessions():
+    for session in grouped:
         _spawn(_release(session))
-    for walk, owner in zip(children, owners, strict=True):
+    live: dict[tuple[str, str], int] = {}
+    for walk, key, owner in zip(children, keys, owners, strict=True):
         if isinstance(owner, int):
-            walk.owner = owner
-            assert walk.frame.parent_id is not None
-            walks[walk.frame.parent_id].children[owner] = walk.frame.frame_id
+            live[key] = owner
+            walks[walk.frame.parent_id or ""].children[owner] = walk.frame.frame_id
         elif isinstance(owner, BaseException) and not isinstance(owner, CDPError):
             raise owner
+    _owners[registry] = live  # frames gone since the last walk are forgotten
     return walks
+
+
+_owners: weakref.WeakKeyDictionary[FrameRegistry, dict[tuple[str, str], int]] = (
+    weakref.WeakKeyDictionary()
+)
+"""Per tab: (frame id, parent world's token) → handle of the frame's <iframe>. The owner of
+a frame does not change while both live (moving an iframe makes a new frame), so it is
+looked up once per parent world, not on every snapshot."""
+
+
+async def _known(handle: int) -> int:
+    return handle
 
 
 @dataclass(slots=True)
@@ -171,7 +189,11 @@ _listeners: weakref.WeakKeyDictionary[FrameRegistry, dict[str, _Listeners]] = (
 
 
 async def _walk(
-    registry: FrameRegistry, frame: FrameInfo, budget: Budget, all_nodes: bool
+    registry: FrameRegistry,
+    frame: FrameInfo,
+    budget: Budget,
+    all_nodes: bool,
+    grouped: set[CDPSession],
 ) -> FrameWalk | None:
     session = registry.session_for(frame.frame_id)
     memos = _listeners.setdefault(registry, {})
@@ -186,7 +208,7 @@ async def _walk(
                 # Warm: the world holds the listener elements of the last walk. Ask for
                 # the listeners and walk at once; walk again only if they changed.
                 changes = asyncio.ensure_future(
-                    _listener_changes(session, memo, page_context, budget)
+                    _listener_changes(session, memo, page_context, budget, grouped)
                 )
                 walking = asyncio.ensure_future(
                     _call_walker(session, context, all_nodes, [], [], [], budget)
@@ -200,7 +222,9 @@ async def _walk(
                         session, context, all_nodes, added, objects, gone, budget
                     )
             else:
-                added, objects, gone = await _listener_changes(session, memo, page_context, budget)
+                added, objects, gone = await _listener_changes(
+                    session, memo, page_context, budget, grouped
+                )
                 reply = await _call_walker(
                     session, context, all_nodes, added, objects, gone, budget
                 )
@@ -258,7 +282,11 @@ async def _call_walker(
 
 
 async def _listener_changes(
-    session: CDPSession, memo: _Listeners, page_context: int | None, budget: Budget
+    session: CDPSession,
+    memo: _Listeners,
+    page_context: int | None,
+    budget: Budget,
+    grouped: set[CDPSession],
 ) -> tuple[list[int], list[str], list[int]]:
     """Elements with click-like listeners that the world does not hold yet (backend ids
     and their objects there), and those it holds that have none any more."""
@@ -294,6 +322,7 @@ async def _listener_changes(
     new = sorted(current - memo.resolved - memo.unresolvable)
     if not new:
         return [], [], gone
+    grouped.add(session)
     resolved = await asyncio.gather(
         *(
             session.send(
@@ -317,10 +346,13 @@ async def _listener_changes(
     return added, objects, gone
 
 
-async def _owner(registry: FrameRegistry, frame: FrameInfo, budget: Budget) -> int | None:
+async def _owner(
+    registry: FrameRegistry, frame: FrameInfo, budget: Budget, grouped: set[CDPSession]
+) -> int | None:
     """The handle of the <iframe> element that hosts ``frame``, in its parent's world."""
     assert frame.parent_id is not None
     parent = registry.session_for(frame.parent_id)
+    grouped.add(parent)
     context = await world(registry, frame.parent_id, budget)
     owner = await parent.send("DOM.getFrameOwner", {"frameId": frame.frame_id}, budget=budget)
     node = await parent.send(
