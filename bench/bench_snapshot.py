@@ -65,7 +65,7 @@ from tabwarden.cdp.connection import CDPConnection
 from tabwarden.snapshot import Snapshot, page_lines
 from tabwarden.snapshot.build import build_tree
 from tabwarden.snapshot.render import render_lines
-from tabwarden.snapshot.walker import WALKER_JS, walk_frames, world
+from tabwarden.snapshot.walker import walk_frames, world
 from tabwarden.tab import Tab
 
 CHROMIUM = "/usr/bin/chromium"
@@ -475,10 +475,11 @@ async def bench_breakdown(
         timed("(playwright aria_snapshot(), whole)", ms_since(start))
 
         # The walker alone: in-page time, then the call with transfer and decoding.
+        # (The snapshot above installed the walker in this world.)
         wrapped = (
-            "function(o) { const t0 = performance.now(); const r = ("
-            + WALKER_JS
-            + ")(o); return [performance.now() - t0, r.length]; }"
+            "function(o) { const t0 = performance.now();"
+            " const r = globalThis.__tabwardenWalker.snapshot(o, []);"
+            " return [performance.now() - t0, r.length]; }"
         )
         reply = await tab.cdp(
             "Runtime.callFunctionOn",

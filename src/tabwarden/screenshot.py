@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .actions import pointer
-from .actions.resolve import resolve
 from .budget import Budget
 from .errors import InvalidArgument
 from .snapshot.model import SnapshotNode
@@ -148,8 +147,7 @@ async def capture(
 
 
 async def _element_clip(tab: Tab, ref: str, budget: Budget) -> dict[str, float]:
-    element = await resolve(tab, ref, budget)
-    await pointer.actionable_point(tab, element, budget, need_enabled=False)
+    element, _ = await pointer.locate(tab, ref, budget, need_enabled=False)
     box = await element.session.send(
         "DOM.getBoxModel", {"backendNodeId": element.backend_node_id}, budget=budget
     )

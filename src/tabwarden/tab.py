@@ -283,8 +283,7 @@ class Tab:
         bits = pointer.modifier_bits(modifiers)
 
         async def body(budget: Budget) -> tuple[str, str]:
-            element = await resolve(self, ref, budget)
-            point = await pointer.actionable_point(self, element, budget)
+            element, point = await pointer.locate(self, ref, budget)
             await pointer.click(
                 self, point, budget, button=button, click_count=click_count, modifiers=bits
             )
@@ -294,12 +293,8 @@ class Tab:
 
     async def hover(self, ref: str, *, timeout_ms: float | None = None) -> Receipt:
         async def body(budget: Budget) -> tuple[str, str]:
-            element = await resolve(self, ref, budget)
-            await pointer.hover(
-                self,
-                await pointer.actionable_point(self, element, budget, need_enabled=False),
-                budget,
-            )
+            element, point = await pointer.locate(self, ref, budget, need_enabled=False)
+            await pointer.hover(self, point, budget)
             return element.label, ""
 
         return await self._act("hover", timeout_ms, body, ref)
@@ -310,10 +305,8 @@ class Tab:
         """Drag one element onto another with real mouse events (HTML5 drag-and-drop too)."""
 
         async def body(budget: Budget) -> tuple[str, str]:
-            source = await resolve(self, start_ref, budget)
-            start = await pointer.actionable_point(self, source, budget)
-            target = await resolve(self, end_ref, budget)
-            end = await pointer.actionable_point(self, target, budget, need_enabled=False)
+            source, start = await pointer.locate(self, start_ref, budget)
+            target, end = await pointer.locate(self, end_ref, budget, need_enabled=False)
             html5 = await pointer.drag(self, start, end, budget)
             return f"{source.label} → {target.label}", "HTML5 drag and drop" if html5 else ""
 

@@ -9,6 +9,7 @@ import time
 import pytest
 
 from tabwarden.errors import InvalidArgument, StaleRefError, UnknownRef
+from tests.cdp_log import recorded_commands
 
 
 def _ref(snapshot, name: str, role: str | None = None) -> str:
@@ -212,6 +213,42 @@ async def test_snapshot_with_a_dialog_open_returns_at_once_and_says_so(tab, serv
     assert "dialog open: d-" in snap.text and 'alert "loaded and blocking"' in snap.text
     assert (await tab.dialog("accept")).dialog.message == "loaded and blocking"
     assert tab.pending_dialog is None
+
+
+async def test_the_walker_is_installed_once_per_world_and_reinstalled_when_lost(tab, server):
+    # Sent once per world, the walker's code stays compiled and optimised in the page;
+    # later snapshots send only a short call.
+    await tab.navigate(server.url("/snap_basic.html"))
+    first = await tab.snapshot()
+
+    def scripts(commands) -> list[int]:
+        return [
+            len(c.params.get("functionDeclaration") or c.params.get("expression") or "")
+            for c in commands
+            if c.method in ("Runtime.callFunctionOn", "Runtime.evaluate")
+        ]
+
+    with recorded_commands() as commands:
+        again = await tab.snapshot()
+    assert again.lines == first.lines
+    assert scripts(commands) and max(scripts(commands)) < 500
+    # Page script cannot reach tabwarden's world, but the world can lose the walker
+    # (a reconnect): it is sent again, and the page reads the same (with new refs: the
+    # handles of a new walker are new).
+    world = tab.frames.world_of(tab.target_id)
+    await tab.cdp(
+        "Runtime.evaluate",
+        {"expression": "delete globalThis.__tabwardenWalker", "contextId": world},
+    )
+    with recorded_commands() as commands:
+        restored = await tab.snapshot()
+    assert max(scripts(commands)) > 5_000
+
+    def unref(lines: list[str]) -> list[str]:
+        return [re.sub(r" \[ref=e\d+\]", "", line) for line in lines]
+
+    assert unref(restored.lines) == unref(first.lines)
+    assert restored.lines != first.lines
 
 
 async def test_a_ref_from_a_replaced_world_never_reaches_another_element(tab):

@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..budget import Budget
 from ..cdp.protocol import Event
+from ..cdp.session import CDPSession
 from ..errors import CDPError, DeadlineExceeded, InvalidArgument, NotActionable
 from .keyboard import MODIFIER_BITS
-from .resolve import Element, call_on
+from .resolve import Element, call_on, resolve_with
 
 if TYPE_CHECKING:
     from ..tab import Tab
@@ -30,6 +31,7 @@ __all__ = [
     "drag",
     "frame_offset",
     "hover",
+    "locate",
     "modifier_bits",
     "visible",
     "wheel",
@@ -38,7 +40,39 @@ __all__ = [
 _BUTTONS = {"left": 1, "right": 2, "middle": 4}
 _STABLE_TRIES = 20
 
-_STATE = """function(scroll) {
+_NEXT_FRAME = """function() {
+  return new Promise(r => requestAnimationFrame(() => r(true)));
+}"""
+# A page that renders no frames (a background tab) cannot be animating on screen:
+# past this, the stability check compares positions without waiting for frames.
+_FRAMES_WAIT_S = 0.15
+
+_CONTAINS_JS = """function contains(holder, other) {
+  let node = other;
+  while (node) {
+    if (node === holder) return true;
+    node = node.parentNode || (node instanceof ShadowRoot ? node.host : null);
+  }
+  return false;
+}"""
+_DESCRIBE_JS = """function describe(node) {
+  const el = node.nodeType === 1 ? node : node.parentElement;
+  if (!el) return '';
+  const holder = el.closest('dialog,[role=dialog],[role=alertdialog],[aria-modal=true]') || el;
+  const name = holder.getAttribute('aria-label')
+    || (holder.innerText || '').trim().replace(/\\s+/g, ' ').slice(0, 40);
+  const role = holder.getAttribute('role') || (holder.tagName === 'DIALOG' ? 'dialog' : '');
+  let css = holder.tagName.toLowerCase();
+  if (holder.id) css += '#' + holder.id;
+  else if (holder.classList.length) css += '.' + [...holder.classList].slice(0, 2).join('.');
+  if (!role && !name) return css;
+  return (role ? role + ' ' : '') + (name ? JSON.stringify(name) + ' ' : '') + '(' + css + ')';
+}"""
+_CONTAINS = "function(other) { return contains(this, other); " + _CONTAINS_JS + " }"
+_DESCRIBE = "function() { return describe(this); " + _DESCRIBE_JS + " }"
+
+_STATE = (
+    """function(scroll, hitTest) {
   // Scrolled here rather than by DOM.scrollIntoViewIfNeeded: one round trip less (this
   // runs in tabwarden's world, so the page cannot have replaced the method).
   if (scroll && this.scrollIntoViewIfNeeded) this.scrollIntoViewIfNeeded(true);
@@ -59,38 +93,32 @@ _STATE = """function(scroll) {
     stable = r.left + scrollX === seen[0] && r.top + scrollY === seen[1]
       && r.width === seen[2] && r.height === seen[3];
   }
-  return {visible, disabled, stable};
-}"""
-
-_NEXT_FRAME = """function() {
-  return new Promise(r => requestAnimationFrame(() => r(true)));
-}"""
-# A page that renders no frames (a background tab) cannot be animating on screen:
-# past this, the stability check compares positions without waiting for frames.
-_FRAMES_WAIT_S = 0.15
-
-_CONTAINS = """function(other) {
-  let node = other;
-  while (node) {
-    if (node === this) return true;
-    node = node.parentNode || (node instanceof ShadowRoot ? node.host : null);
+  const state = {visible, disabled, stable};
+  if (hitTest && visible && stable) {
+    // An element of the top-level document (nothing lies above that document): where
+    // the pointer goes (the centre of its first box at least a pixel wide and high, as
+    // DOM.getContentQuads gives them) and what is topmost there, read here.
+    state.point = null;
+    for (const r of this.getClientRects()) {
+      if (r.width >= 1 && r.height >= 1) {
+        state.point = [r.left + r.width / 2, r.top + r.height / 2];
+        break;
+      }
+    }
+    if (state.point) {
+      const root = this.getRootNode();
+      const hit = (root.elementFromPoint ? root : document)
+        .elementFromPoint(state.point[0], state.point[1]);
+      state.cover = !hit || contains(this, hit) || contains(hit, this) ? '' : describe(hit);
+    }
   }
-  return false;
-}"""
-
-_DESCRIBE = """function() {
-  const el = this.nodeType === 1 ? this : this.parentElement;
-  if (!el) return '';
-  const holder = el.closest('dialog,[role=dialog],[role=alertdialog],[aria-modal=true]') || el;
-  const name = holder.getAttribute('aria-label')
-    || (holder.innerText || '').trim().replace(/\\s+/g, ' ').slice(0, 40);
-  const role = holder.getAttribute('role') || (holder.tagName === 'DIALOG' ? 'dialog' : '');
-  let css = holder.tagName.toLowerCase();
-  if (holder.id) css += '#' + holder.id;
-  else if (holder.classList.length) css += '.' + [...holder.classList].slice(0, 2).join('.');
-  if (!role && !name) return css;
-  return (role ? role + ' ' : '') + (name ? JSON.stringify(name) + ' ' : '') + '(' + css + ')';
-}"""
+  return state;
+"""
+    + _CONTAINS_JS
+    + "\n"
+    + _DESCRIBE_JS
+    + "\n}"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,24 +141,77 @@ def modifier_bits(modifiers: list[str] | tuple[str, ...] | None) -> int:
     return bits
 
 
+@dataclass(frozen=True, slots=True)
+class _Look:
+    """An element's state (after scrolling it into view) and its centre, read together:
+    a session answers in order, so the centre is where the state's scroll left it."""
+
+    state: dict[str, Any] | None
+    """visible, disabled, stable; for a stable element of the top-level document
+    (``hit_test``) also ``point`` and ``cover``, hit-tested in the page."""
+    center: Point | None = None
+
+
+async def _look(
+    session: CDPSession, object_id: str, budget: Budget, *, scroll: bool, hit_test: bool
+) -> _Look:
+    if hit_test:
+        return _Look(await call_on(session, object_id, _STATE, budget, scroll, True))
+    state, center = await asyncio.gather(
+        call_on(session, object_id, _STATE, budget, scroll, False),
+        _quad_center(session, object_id, budget),
+    )
+    return _Look(state, center)
+
+
+async def locate(
+    tab: Tab, target: str, budget: Budget, *, need_enabled: bool = True
+) -> tuple[Element, Point]:
+    """The element a ref or selector names, and where to put the pointer for it (see
+    ``actionable_point``), its checks read with the same round trip that finds it."""
+
+    async def probe(session: CDPSession, object_id: str, frame_id: str) -> _Look:
+        return await _look(
+            session, object_id, budget, scroll=True, hit_test=frame_id == tab.target_id
+        )
+
+    element, look = await resolve_with(tab, target, budget, probe)
+    point = await actionable_point(tab, element, budget, need_enabled=need_enabled, look=look)
+    return element, point
+
+
 async def actionable_point(
-    tab: Tab, element: Element, budget: Budget, *, need_enabled: bool = True
+    tab: Tab,
+    element: Element,
+    budget: Budget,
+    *,
+    need_enabled: bool = True,
+    look: _Look | None = None,
 ) -> Point:
     """Where to put the pointer for ``element``, in top-viewport CSS pixels, once it is
-    scrolled into view, visible, enabled, not moving, and the topmost thing there."""
+    scrolled into view, visible, enabled, not moving, and the topmost thing there.
+    ``look``: its state and centre, when they were read already (by ``locate``)."""
     session = element.session
-    if element.context_id is None:  # an element found by selector, in the page's world
-        try:
-            await session.send(
-                "DOM.scrollIntoViewIfNeeded",
-                {"backendNodeId": element.backend_node_id},
-                budget=budget,
-            )
-        except CDPError:
-            raise _hidden(element) from None
-    state = await call_on(
-        session, element.object_id, _STATE, budget, element.context_id is not None
-    )
+    if look is None:
+        in_world = element.context_id is not None
+        if not in_world:  # an element found by selector, in the page's world
+            try:
+                await session.send(
+                    "DOM.scrollIntoViewIfNeeded",
+                    {"backendNodeId": element.backend_node_id},
+                    budget=budget,
+                )
+            except CDPError:
+                raise _hidden(element) from None
+        look = await _look(
+            session,
+            element.object_id,
+            budget,
+            scroll=in_world,
+            # Only tabwarden's world can trust the page's own hit testing functions.
+            hit_test=in_world and element.frame_id == tab.target_id,
+        )
+    state = look.state
     if not state or not state.get("visible"):
         raise _hidden(element)
     if need_enabled and state.get("disabled"):
@@ -140,14 +221,20 @@ async def actionable_point(
             reason="disabled",
             hint="it may need other fields filled first; wait for it to be enabled, then retry",
         )
-    if state.get("stable"):
-        center = await _quad_center(element, budget)
-        if center is None:
+    hit: str | None
+    if state.get("stable") and "point" in state:
+        if state["point"] is None:
             raise _hidden(element)
-        local = center
+        local = Point(*state["point"])
+        hit = state.get("cover") or None
     else:
-        local = await _stable_center(element, budget)
-    hit = await _hit_test(element, local, budget)
+        if not state.get("stable"):
+            local = await _stable_center(element, budget)
+        elif look.center is None:
+            raise _hidden(element)
+        else:
+            local = look.center
+        hit = await _hit_test(element, local, budget)
     if hit is not None:
         raise NotActionable(
             f"{element.label} is covered by {hit} at ({local.x:.0f}, {local.y:.0f})",
@@ -258,11 +345,9 @@ async def _mouse(tab: Tab, kind: str, point: Point, budget: Budget, **params: An
     )
 
 
-async def _quad_center(element: Element, budget: Budget) -> Point | None:
+async def _quad_center(session: CDPSession, object_id: str, budget: Budget) -> Point | None:
     try:
-        reply = await element.session.send(
-            "DOM.getContentQuads", {"backendNodeId": element.backend_node_id}, budget=budget
-        )
+        reply = await session.send("DOM.getContentQuads", {"objectId": object_id}, budget=budget)
     except CDPError:
         return None
     for quad in reply.get("quads", []):
@@ -274,7 +359,7 @@ async def _quad_center(element: Element, budget: Budget) -> Point | None:
 
 async def _stable_center(element: Element, budget: Budget) -> Point:
     """The centre once positions a frame apart agree (the element is not moving)."""
-    previous = await _quad_center(element, budget)
+    previous = await _quad_center(element.session, element.object_id, budget)
     for _ in range(_STABLE_TRIES):
         if previous is None:
             raise _hidden(element)
@@ -286,7 +371,7 @@ async def _stable_center(element: Element, budget: Budget) -> Point:
                 budget.child(_FRAMES_WAIT_S),
                 await_promise=True,
             )
-        current = await _quad_center(element, budget)
+        current = await _quad_center(element.session, element.object_id, budget)
         if current == previous:
             return current
         previous = current

@@ -7,9 +7,11 @@ coordinates or to another element with the same role and name.
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..budget import Budget
 from ..cdp.session import CDPSession
@@ -20,7 +22,11 @@ from ..snapshot.walker import element_by_handle
 if TYPE_CHECKING:
     from ..tab import Tab
 
-__all__ = ["Element", "call_on", "resolve"]
+__all__ = ["Element", "Probe", "call_on", "resolve", "resolve_with"]
+
+T = TypeVar("T")
+Probe = Callable[[CDPSession, str, str], Awaitable[T]]
+"""A read of a found element (its session, its objectId in tabwarden's world, its frame)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,9 +51,18 @@ class Element:
 
 async def resolve(tab: Tab, target: str, budget: Budget) -> Element:
     """The element a ref or CSS selector names, checked to be live and attached."""
+    element, _ = await resolve_with(tab, target, budget, None)
+    return element
+
+
+async def resolve_with(
+    tab: Tab, target: str, budget: Budget, probe: Probe[T] | None
+) -> tuple[Element, T | None]:
+    """``resolve``, and for a ref, ``probe`` run on the element in the same round trip
+    as describing it (None for a selector: its element lives in the page's world)."""
     ref = parse_ref(target)
     if ref is None:
-        return await _by_selector(tab, target.strip(), budget)
+        return await _by_selector(tab, target.strip(), budget), None
     entry = tab.refs.get(ref)
     if entry is None:
         if tab.refs.known(ref):
@@ -69,9 +84,16 @@ async def resolve(tab: Tab, target: str, budget: Budget) -> Element:
     if found is None:
         raise StaleRefError(f"{label} was removed from the page", ref=ref)
     object_id, context_id = found
-    described = await session.send("DOM.describeNode", {"objectId": object_id}, budget=budget)
+    describing = session.send("DOM.describeNode", {"objectId": object_id}, budget=budget)
+    probed: T | None = None
+    if probe is None:
+        described = await describing
+    else:
+        described, probed = await asyncio.gather(
+            describing, probe(session, object_id, entry.frame_id)
+        )
     backend_node_id = int(described["node"]["backendNodeId"])
-    return Element(
+    element = Element(
         label,
         ref,
         entry.frame_id,
@@ -81,6 +103,7 @@ async def resolve(tab: Tab, target: str, budget: Budget) -> Element:
         tab._object_group,
         context_id,
     )
+    return element, probed
 
 
 async def call_on(

@@ -45,6 +45,11 @@ _ELEMENT_BY_HANDLE = (
     "function(handle, token) { const w = globalThis.__tabwardenWalker;"
     " return w && w.token === token ? w.element(handle) : undefined; }"
 )
+_RUN_WALKER = (
+    "function(options, ...listening) { const w = globalThis.__tabwardenWalker;"
+    " return w ? w.snapshot(options, listening) : null; }"
+)
+"""Runs the walker installed in the world (WALKER_JS installs it); null when it is not."""
 _HANDLE_OF = (
     "function() { const w = globalThis.__tabwardenWalker; return w ? w.idOf(this) : null; }"
 )
@@ -175,6 +180,8 @@ class _Listeners:
 
     context: int
     token: str = ""
+    installed: bool = False
+    """Whether WALKER_JS was installed in this world."""
     document: str | None = None
     """The document's objectId in the page's main world (kept while that world lives)."""
     page_context: int | None = None
@@ -205,45 +212,48 @@ async def _walk(
         page_context = registry.context_of(frame.frame_id)
         try:
             if memo.token and memo.document and memo.page_context == page_context:
-                # Warm: the world holds the listener elements of the last walk. Ask for
-                # the listeners and walk at once; walk again only if they changed.
+                # Warm: the world holds the listener elements of the last walk. Walk
+                # and ask for the listeners at once (the walk first: the page runs
+                # them in order, and the walk is what the snapshot waits for); walk
+                # again only if they changed.
+                walking = asyncio.ensure_future(
+                    _call_walker(session, memo, all_nodes, [], [], [], budget)
+                )
                 changes = asyncio.ensure_future(
                     _listener_changes(session, memo, page_context, budget, grouped)
-                )
-                walking = asyncio.ensure_future(
-                    _call_walker(session, context, all_nodes, [], [], [], budget)
                 )
                 try:
                     added, objects, gone = await changes
                 finally:
-                    reply = await walking
+                    data = await walking
                 if added or gone:
-                    reply = await _call_walker(
-                        session, context, all_nodes, added, objects, gone, budget
+                    data = await _call_walker(
+                        session, memo, all_nodes, added, objects, gone, budget
                     )
             else:
                 added, objects, gone = await _listener_changes(
                     session, memo, page_context, budget, grouped
                 )
-                reply = await _call_walker(
-                    session, context, all_nodes, added, objects, gone, budget
-                )
+                data = await _call_walker(session, memo, all_nodes, added, objects, gone, budget)
+        except _WalkerFailed:
+            raise
         except CDPError:
             registry.forget_world(frame.frame_id)
             memos.pop(frame.frame_id, None)
             if attempt:
                 raise
             continue
-        if "exceptionDetails" in reply:
-            details = reply["exceptionDetails"]
-            text = details.get("exception", {}).get("description") or details.get("text", "")
-            raise CDPError("Runtime.callFunctionOn", -32000, f"snapshot walker failed: {text}")
-        data = json.loads(reply["result"]["value"])
         token = str(data["w"])
         if memo.token and token != memo.token and memo.resolved:
             # The walker's state was lost (its world restarted): what it was given
             # before is gone with it; give it everything again.
-            memos[frame.frame_id] = _Listeners(context, token, memo.document, memo.page_context)
+            memos[frame.frame_id] = _Listeners(
+                context,
+                token,
+                installed=True,
+                document=memo.document,
+                page_context=memo.page_context,
+            )
             continue
         memo.token = token
         memo.resolved = (memo.resolved | set(added)) - set(gone)
@@ -259,26 +269,56 @@ async def _walk(
 
 async def _call_walker(
     session: CDPSession,
-    context: int,
+    memo: _Listeners,
     all_nodes: bool,
     added: list[int],
     objects: list[str],
     gone: list[int],
     budget: Budget,
 ) -> dict[str, Any]:
-    return await session.send(
-        "Runtime.callFunctionOn",
-        {
-            "functionDeclaration": WALKER_JS,
-            "executionContextId": context,
-            "arguments": [
-                {"value": {"all": all_nodes, "added": added, "gone": gone}},
-                *({"objectId": object_id} for object_id in objects),
-            ],
-            "returnByValue": True,
-        },
-        budget=budget,
-    )
+    """The frame's view, decoded (while the listeners' reply may still be on its way)."""
+    call = {
+        "functionDeclaration": _RUN_WALKER,
+        "executionContextId": memo.context,
+        "arguments": [
+            {"value": {"all": all_nodes, "added": added, "gone": gone}},
+            *({"objectId": object_id} for object_id in objects),
+        ],
+        "returnByValue": True,
+    }
+    for _ in range(2):
+        if memo.installed:
+            reply = await session.send("Runtime.callFunctionOn", call, budget=budget)
+        else:
+            # Sent together: a session's commands run in the order they are written.
+            install, reply = await asyncio.gather(
+                session.send(
+                    "Runtime.evaluate",
+                    {"expression": WALKER_JS, "contextId": memo.context},
+                    budget=budget,
+                ),
+                session.send("Runtime.callFunctionOn", call, budget=budget),
+            )
+            _raise_for_exception(install)
+            memo.installed = True
+        _raise_for_exception(reply)
+        value = reply.get("result", {}).get("value")
+        if value is not None:
+            data: dict[str, Any] = json.loads(value)
+            return data
+        memo.installed = False  # the world lost it (page script cannot reach it): again
+    raise _WalkerFailed("Runtime.callFunctionOn", -32000, "snapshot walker failed: not installed")
+
+
+class _WalkerFailed(CDPError):
+    """The walker threw: a fault to report, not a world to replace."""
+
+
+def _raise_for_exception(reply: dict[str, Any]) -> None:
+    if "exceptionDetails" in reply:
+        details = reply["exceptionDetails"]
+        text = details.get("exception", {}).get("description") or details.get("text", "")
+        raise _WalkerFailed("Runtime.callFunctionOn", -32000, f"snapshot walker failed: {text}")
 
 
 async def _listener_changes(
