@@ -18,6 +18,16 @@ __all__ = ["build_tree"]
 
 # Bits of the walker's "f" field.
 _DISABLED, _FOCUSED, _REQUIRED, _READONLY = 1, 2, 4, 8
+_FIELDS = {
+    "ck": "checked",
+    "s": "selected",
+    "pr": "pressed",
+    "e": "expanded",
+    "l": "level",
+    "u": "url",
+    "v": "value",
+}
+"""The walker's keys that are node fields as they come."""
 
 
 def build_tree(walks: dict[str, FrameWalk], top_frame_id: str, refs: RefTable) -> SnapshotNode:
@@ -60,29 +70,30 @@ class _Builder:
         get = raw.get
         if role == "text":
             return SnapshotNode(role="text", text=get("t", ""), frame=frame_id)
-        flags = get("f", 0)
         box = get("b")
         handle = get("h")
         node = SnapshotNode(
-            role=role,
-            name=get("n", ""),
+            role,
+            get("n", ""),
             frame=frame_id,
             handle=handle,
             bounds=None if box is None else Bounds(box[0] + dx, box[1] + dy, box[2], box[3]),
-            disabled=bool(flags & _DISABLED),
-            focused=bool(flags & _FOCUSED),
-            required=bool(flags & _REQUIRED),
-            readonly=bool(flags & _READONLY),
-            password=bool(get("p")),
-            clickable=bool(get("k")),
-            checked=get("ck"),
-            selected=get("s"),
-            pressed=get("pr"),
-            expanded=get("e"),
-            level=get("l"),
-            url=get("u"),
-            value=get("v"),
         )
+        # A node carries a few of the walker's keys: set those (most fields keep their
+        # defaults, and passing them all costs more than the rest of the build).
+        for key, value in raw.items():
+            field = _FIELDS.get(key)
+            if field is not None:
+                setattr(node, field, value)
+            elif key == "f":
+                node.disabled = bool(value & _DISABLED)
+                node.focused = bool(value & _FOCUSED)
+                node.required = bool(value & _REQUIRED)
+                node.readonly = bool(value & _READONLY)
+            elif key == "p":
+                node.password = bool(value)
+            elif key == "k":
+                node.clickable = bool(value)
         if handle is not None:
             self.by_handle[(frame_id, handle)] = node
         if "x" in raw:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = ["INTERACTIVE_ROLES", "Bounds", "SnapshotNode"]
 
@@ -41,9 +41,9 @@ INTERACTIVE_ROLES = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Bounds:
-    """CSS pixels in the top document's coordinates (scroll included)."""
+class Bounds(NamedTuple):
+    """CSS pixels in the top document's coordinates (scroll included). A named tuple:
+    a snapshot makes one per element, and a frozen dataclass costs twice as much."""
 
     x: float
     y: float

@@ -82,9 +82,10 @@ class RefTable:
         if ref is not None:
             old = self._entries[ref]
             if old.loader_id == loader_id or not old.loader_id or not loader_id:
-                self._entries[ref] = RefEntry(
-                    ref, frame_id, handle, world, loader_id or old.loader_id, role, name, nth
-                )
+                if old.role != role or old.name != name or old.nth != nth or not old.loader_id:
+                    self._entries[ref] = RefEntry(
+                        ref, frame_id, handle, world, loader_id or old.loader_id, role, name, nth
+                    )
                 self._entries.move_to_end(ref)
                 return ref
         ref = f"e{self._next}"
