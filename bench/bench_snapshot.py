@@ -15,15 +15,14 @@ Playwright's ``locator("body").aria_snapshot()``, their sizes and how many of th
 page's interactive elements each shows; then a click on a button in the middle of
 the page by ref (tabwarden, with its receipt's diff and without it) against
 Playwright's ``locator("#target").click()``. At the largest size it breaks one
-interactive snapshot into its stages (CDP calls, JSON decoding with and without
-Python's cyclic GC, parsing, tree building, rendering) and traces the CDP commands
-of one click. It prints medians and p90s in tables, and checks at the end that no
+interactive snapshot into its stages (the walker in the page, the walk with its CDP
+calls and decoding, tree building, rendering) and traces the CDP commands of one
+click. It prints medians and p90s in tables, and checks at the end that no
 browser process it started is left running. This is a measurement script, not a
 test: it always exits 0 unless something breaks, whatever the figures.
 
-Rows marked "patched" or "GC paused" change tabwarden's behaviour inside this
-process only (a private method swapped, ``gc.disable()``): they show what an
-option would gain, not what tabwarden does today.
+The row marked "patched" changes tabwarden's behaviour inside this process only (a
+private method swapped): it shows what turning the receipt's diff off gains.
 """
 
 from __future__ import annotations
@@ -321,12 +320,9 @@ async def _interleaved(
 
 @contextlib.contextmanager
 def receipts_without_diff() -> Iterator[None]:
-    """Bench-only: make receipts skip their snapshot diff.
-
-    tabwarden has no public switch for it (``Tab.click`` always calls
-    ``ActionWatch.receipt(...)`` with its default ``diff=True``); this swaps in
-    ``diff=False`` on the private method for the duration.
-    """
+    """Bench-only: make receipts skip their snapshot diff, as ``browser.receipt_diff:
+    off`` does, without a second browser: this swaps in ``diff=False`` on the private
+    ``ActionWatch.receipt`` for the duration."""
     original = ActionWatch.receipt
 
     async def receipt(

@@ -527,6 +527,30 @@ async def test_an_element_that_moved_since_the_snapshot_is_clicked_where_it_is_n
         await tab.close()
 
 
+async def test_an_element_snapshots_keep_finding_in_place_is_clicked_without_a_frame_wait(
+    browser, server
+):
+    # Seen in the same place by snapshots a few frames apart, an element is at rest:
+    # an action right after the latest snapshot need not wait a frame to know it.
+    tab = await browser.new_tab(server.url("/pointer_events.html"))
+    try:
+        first = await tab.snapshot()
+        await _frames_later(tab)
+        await tab.snapshot()
+        with recorded_commands() as commands:
+            await tab.click(_ref(first, "Press"))
+        assert "click:1" in await _value(tab, "events")
+        waits = [
+            c
+            for c in commands
+            if "requestAnimationFrame" in c.params.get("functionDeclaration", "")
+        ]
+        assert waits == []
+        assert "DOM.getNodeForLocation" not in [c.method for c in commands]
+    finally:
+        await tab.close()
+
+
 async def test_an_element_that_keeps_moving_is_not_clicked(browser, server):
     tab = await browser.new_tab(server.url("/moving.html"))
     try:

@@ -83,8 +83,8 @@ _STATE = (
   const disabled = this.disabled === true
     || this.getAttribute('aria-disabled') === 'true'
     || !!(this.closest && this.closest('fieldset[disabled]') && this.tagName !== 'LEGEND');
-  // Stable without waiting for frames: where the last snapshot saw it (at least a frame
-  // ago, in document coordinates), it still is.
+  // Stable without waiting for frames: where snapshots have seen it since at least a
+  // frame ago (in document coordinates), it still is.
   let stable = false;
   const walker = globalThis.__tabwardenWalker;
   const seen = walker && walker.rects && walker.rects.get(this);

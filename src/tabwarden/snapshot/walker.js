@@ -38,7 +38,7 @@
   const token = Math.random().toString(36).slice(2) + Date.now().toString(36);
   const W = G.__tabwardenWalker = {
     token, idOf, element, snapshot,
-    rects: new WeakMap(),  // element → [x, y, width, height, when] as last reported
+    rects: new WeakMap(),  // element → [x, y, width, height, since when] as last reported
     // Elements with click listeners, by backend id: given once (resolving one costs a
     // round trip), kept while they live, dropped when their listeners are gone.
     listening: new Map(),
@@ -394,8 +394,13 @@
     if (node_ && clickable) node_.k = 1;
     if (node_ && visible && (clickable || roleInteractive)) {
       interactive.push([el, node_]);
+      // Kept with the time it was first seen there: snapshots that keep finding it in
+      // the same place tell an element at rest (see pointer.py's stability check).
       const b = node_.b;
-      W.rects.set(el, [b[0], b[1], b[2], b[3], now]);
+      const seen = W.rects.get(el);
+      const since = seen && seen[0] === b[0] && seen[1] === b[1] && seen[2] === b[2] &&
+        seen[3] === b[3] ? seen[4] : now;
+      W.rects.set(el, [b[0], b[1], b[2], b[3], since]);
     }
     const position = cs.position;
     if ((position === "fixed" || position === "absolute" || position === "sticky") &&
