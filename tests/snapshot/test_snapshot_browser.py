@@ -215,6 +215,28 @@ async def test_snapshot_with_a_dialog_open_returns_at_once_and_says_so(tab, serv
     assert tab.pending_dialog is None
 
 
+async def test_list_items_rows_and_images_that_handle_clicks_are_clickable(tab, server):
+    # Menus of <li>, clickable table rows, zoomable images: elements with a role of
+    # their own that is not interactive get a ref in the interactive view when the page
+    # handles clicks on them (an onclick, a listener, or where cursor:pointer starts).
+    await tab.navigate(server.url("/clickable_roles.html"))
+    snap = await tab.snapshot()
+    text = snap.text
+    for name in ("Open file", "Save file", "Row one 42", "Zoom photo"):
+        assert f'- clickable "{name}" [ref={_ref(snap, name)}]' in text, text
+    # A pointer cursor on a list is taken as its items': they are what to click.
+    for name in ("Delegated one", "Delegated two"):
+        assert f'- clickable "{name}" [ref={_ref(snap, name)}]' in text, text
+    # A row holding a link is a wrapper: the link is what to act on.
+    assert "Row two" not in text and '- link "Details"' in text
+    # Nothing to click on a plain paragraph; a label forwards to its checkbox.
+    assert "Plain paragraph" not in text
+    assert '- checkbox "Agree"' in text and '- clickable "Agree"' not in text
+    for name, title in (("Open file", "opened"), ("Save file", "saved"), ("Row one 42", "row")):
+        receipt = await tab.click(_ref(snap, name))
+        assert receipt.title == title
+
+
 async def test_the_walker_is_installed_once_per_world_and_reinstalled_when_lost(tab, server):
     # Sent once per world, the walker's code stays compiled and optimised in the page;
     # later snapshots send only a short call.

@@ -58,6 +58,13 @@
     "region", "navigation", "main", "form", "search", "banner", "contentinfo",
     "complementary",
   ]);
+  // Lists and tables that take clicks hand them to their items (a menu of <li>, rows
+  // of a table): a pointer cursor on one of these starts again on each item.
+  const ITEM_HOLDERS = new Set(["list", "table", "rowgroup"]);
+  // Roles never made clickable: they are acted on already, shown for context, or (a
+  // label) forward the click to a control that is shown.
+  const NOT_CLICKABLE = new Set([...INTERACTIVE, ...CONTEXT, ...LANDMARKS, ...ITEM_HOLDERS,
+                                 "label", "listbox"]);
   const NAME_FROM_CONTENT = new Set([
     "button", "link", "heading", "option", "tab", "menuitem", "menuitemcheckbox",
     "menuitemradio", "treeitem", "checkbox", "radio", "switch", "cell", "gridcell",
@@ -370,14 +377,16 @@
     };
     let clickable = false;
     let editable = false;
-    if (!inside && (role === "" || role === "generic" || role === "none")) {
-      if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) {
-        editable = true;
-        role = "textbox";
-      } else if ((listeners.has(el) || (cursorPointer && !pointer) || el.hasAttribute("onclick") ||
-                  el.getAttribute("draggable") === "true") && measure()) {
-        clickable = true;
-      }
+    if (!inside && (role === "" || role === "generic" || role === "none") &&
+        el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) {
+      editable = true;
+      role = "textbox";
+    } else if (!inside && !NOT_CLICKABLE.has(role) &&
+               (listeners.has(el) || (cursorPointer && !pointer) || el.hasAttribute("onclick") ||
+                el.getAttribute("draggable") === "true") && measure()) {
+      // No role to act on (a div, a list item, a table row, an image) but the page
+      // handles clicks on it.
+      clickable = true;
     }
     const roleInteractive = INTERACTIVE.has(role);
     let shownRole = "";
@@ -417,8 +426,9 @@
     if (!field) {
       const childInside = inside || clickable || (node_ !== null && roleInteractive);
       const hiddenBelow = hidden || isHidden;
-      if (el.shadowRoot) walkChildren(el.shadowRoot, children, cursorPointer, childInside, hiddenBelow);
-      else walkChildren(el, children, cursorPointer, childInside, hiddenBelow);
+      const childPointer = cursorPointer && !ITEM_HOLDERS.has(role);
+      if (el.shadowRoot) walkChildren(el.shadowRoot, children, childPointer, childInside, hiddenBelow);
+      else walkChildren(el, children, childPointer, childInside, hiddenBelow);
     }
     if (!node_) return;
     if (clickable && hasInteractive(children)) {
