@@ -208,7 +208,7 @@ async def actionable_point(
             element.object_id,
             budget,
             scroll=in_world,
-            # Only tabwarden's world can trust the page's own hit testing functions.
+            # In the page's world, its script may have replaced elementFromPoint.
             hit_test=in_world and element.frame_id == tab.target_id,
         )
     state = look.state
