@@ -37,6 +37,21 @@ async def test_viewport_full_page_and_element(browser, server, other_origin, tmp
     await tab.close()
 
 
+async def test_an_element_under_an_overlay_can_still_be_captured(browser, server):
+    # A screenshot looks, it does not act: a cover (a cookie backdrop) is part of the
+    # picture, where a click would fail naming it.
+    tab = await browser.new_tab(server.url("/covered.html"))
+    try:
+        snap = await tab.snapshot()
+        under = next(n for n in snap.root.walk() if n.name == "Buy now")
+        assert under.covered_by
+        shot = await tab.screenshot(ref=under.ref)
+        assert (shot.width, shot.height) == (round(under.bounds.width), round(under.bounds.height))
+        assert _png_size(shot.data) == (shot.width, shot.height)
+    finally:
+        await tab.close()
+
+
 async def test_annotate_draws_ref_marks_and_removes_them(browser, server):
     tab = await browser.new_tab(server.url("/snap_basic.html"))
     plain = await tab.screenshot()

@@ -147,7 +147,8 @@ async def capture(
 
 
 async def _element_clip(tab: Tab, ref: str, budget: Budget) -> dict[str, float]:
-    element, _ = await pointer.locate(tab, ref, budget, need_enabled=False)
+    # In view, shown and still; what lies over it is part of the picture.
+    element, _ = await pointer.locate(tab, ref, budget, need_enabled=False, need_topmost=False)
     box = await element.session.send(
         "DOM.getBoxModel", {"backendNodeId": element.backend_node_id}, budget=budget
     )

@@ -165,7 +165,12 @@ async def _look(
 
 
 async def locate(
-    tab: Tab, target: str, budget: Budget, *, need_enabled: bool = True
+    tab: Tab,
+    target: str,
+    budget: Budget,
+    *,
+    need_enabled: bool = True,
+    need_topmost: bool = True,
 ) -> tuple[Element, Point]:
     """The element a ref or selector names, and where to put the pointer for it (see
     ``actionable_point``), its checks read with the same round trip that finds it."""
@@ -176,7 +181,9 @@ async def locate(
         )
 
     element, look = await resolve_with(tab, target, budget, probe)
-    point = await actionable_point(tab, element, budget, need_enabled=need_enabled, look=look)
+    point = await actionable_point(
+        tab, element, budget, need_enabled=need_enabled, need_topmost=need_topmost, look=look
+    )
     return element, point
 
 
@@ -186,10 +193,12 @@ async def actionable_point(
     budget: Budget,
     *,
     need_enabled: bool = True,
+    need_topmost: bool = True,
     look: _Look | None = None,
 ) -> Point:
     """Where to put the pointer for ``element``, in top-viewport CSS pixels, once it is
     scrolled into view, visible, enabled, not moving, and the topmost thing there.
+    ``need_topmost=False``: covered is fine (to look at it, not to act on it).
     ``look``: its state and centre, when they were read already (by ``locate``)."""
     session = element.session
     if look is None:
@@ -226,7 +235,7 @@ async def actionable_point(
         if state["point"] is None:
             raise _hidden(element)
         local = Point(*state["point"])
-        hit = state.get("cover") or None
+        hit = (state.get("cover") or None) if need_topmost else None
     else:
         if not state.get("stable"):
             local = await _stable_center(element, budget)
@@ -234,7 +243,7 @@ async def actionable_point(
             raise _hidden(element)
         else:
             local = look.center
-        hit = await _hit_test(element, local, budget)
+        hit = await _hit_test(element, local, budget) if need_topmost else None
     if hit is not None:
         raise NotActionable(
             f"{element.label} is covered by {hit} at ({local.x:.0f}, {local.y:.0f})",
