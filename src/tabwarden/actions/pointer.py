@@ -68,14 +68,56 @@ _DESCRIBE_JS = """function describe(node) {
   if (!role && !name) return css;
   return (role ? role + ' ' : '') + (name ? JSON.stringify(name) + ' ' : '') + '(' + css + ')';
 }"""
+_OUT_OF_VIEW_JS = """function outOfView(el) {
+  // Not wholly inside the viewport, or clipped by a scrolling ancestor.
+  const r = el.getBoundingClientRect();
+  if (r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth) return true;
+  let node = el.parentElement || (el.parentNode instanceof ShadowRoot ? el.parentNode.host : null);
+  while (node && node !== document.documentElement && node !== document.body) {
+    const style = getComputedStyle(node);
+    if (style.overflowX !== 'visible' || style.overflowY !== 'visible') {
+      const box = node.getBoundingClientRect();
+      if (r.top < box.top || r.left < box.left || r.bottom > box.bottom || r.right > box.right) {
+        return true;
+      }
+    }
+    node = node.parentElement
+      || (node.parentNode instanceof ShadowRoot ? node.parentNode.host : null);
+  }
+  return false;
+}"""
+_HIT_TEST_JS = """function hitTest(el) {
+  // Where the pointer goes in this document (the centre of the first box at least a
+  // pixel wide and high, as DOM.getContentQuads gives them) and what is topmost there.
+  let point = null;
+  for (const r of el.getClientRects()) {
+    if (r.width >= 1 && r.height >= 1) {
+      point = [r.left + r.width / 2, r.top + r.height / 2];
+      break;
+    }
+  }
+  if (!point) return {point};
+  if (point[0] < 0 || point[1] < 0 || point[0] >= innerWidth || point[1] >= innerHeight) {
+    return {point, offscreen: true};
+  }
+  const root = el.getRootNode();
+  const hit = (root.elementFromPoint ? root : document).elementFromPoint(point[0], point[1]);
+  return {point, cover: !hit || contains(el, hit) || contains(hit, el) ? '' : describe(hit)};
+}"""
+_HELPERS_JS = "\n".join((_OUT_OF_VIEW_JS, _HIT_TEST_JS, _CONTAINS_JS, _DESCRIBE_JS))
 _CONTAINS = "function(other) { return contains(this, other); " + _CONTAINS_JS + " }"
 _DESCRIBE = "function() { return describe(this); " + _DESCRIBE_JS + " }"
+_HIT_TEST = "function() { return hitTest(this); " + _HELPERS_JS + " }"
 
 _STATE = (
-    """function(scroll, hitTest) {
+    """function(scroll, withHitTest) {
   // Scrolled here rather than by DOM.scrollIntoViewIfNeeded: one round trip less (this
-  // runs in tabwarden's world, so the page cannot have replaced the method).
-  if (scroll && this.scrollIntoViewIfNeeded) this.scrollIntoViewIfNeeded(true);
+  // runs in tabwarden's world, so the page cannot have replaced the method). At once,
+  // whatever the page's scroll-behavior: a smooth scroll would still be under way
+  // when the pointer goes down.
+  if (scroll && outOfView(this)) {
+    this.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
+  }
   const style = getComputedStyle(this);
   const visible = this.checkVisibility
     ? this.checkVisibility({visibilityProperty: true})
@@ -93,30 +135,11 @@ _STATE = (
     stable = r.left + scrollX === seen[0] && r.top + scrollY === seen[1]
       && r.width === seen[2] && r.height === seen[3];
   }
-  const state = {visible, disabled, stable};
-  if (hitTest && visible && stable) {
-    // An element of the top-level document (nothing lies above that document): where
-    // the pointer goes (the centre of its first box at least a pixel wide and high, as
-    // DOM.getContentQuads gives them) and what is topmost there, read here.
-    state.point = null;
-    for (const r of this.getClientRects()) {
-      if (r.width >= 1 && r.height >= 1) {
-        state.point = [r.left + r.width / 2, r.top + r.height / 2];
-        break;
-      }
-    }
-    if (state.point) {
-      const root = this.getRootNode();
-      const hit = (root.elementFromPoint ? root : document)
-        .elementFromPoint(state.point[0], state.point[1]);
-      state.cover = !hit || contains(this, hit) || contains(hit, this) ? '' : describe(hit);
-    }
-  }
-  return state;
+  // The document's scroll: DOM.getNodeForLocation takes document coordinates.
+  const state = {visible, disabled, stable, scroll: [scrollX, scrollY]};
+  return withHitTest && visible && stable ? Object.assign(state, hitTest(this)) : state;
 """
-    + _CONTAINS_JS
-    + "\n"
-    + _DESCRIBE_JS
+    + _HELPERS_JS
     + "\n}"
 )
 
@@ -147,20 +170,26 @@ class _Look:
     a session answers in order, so the centre is where the state's scroll left it."""
 
     state: dict[str, Any] | None
-    """visible, disabled, stable; for a stable element of the top-level document
-    (``hit_test``) also ``point`` and ``cover``, hit-tested in the page."""
+    """visible, disabled, stable, the document's scroll; for a stable element in
+    tabwarden's world also ``point``, ``cover`` and ``offscreen``, hit-tested in its
+    own document."""
     center: Point | None = None
+    """Its centre from DOM.getContentQuads (where the pointer goes), unless the
+    state's point is that already (an element of the top-level document)."""
 
 
 async def _look(
-    session: CDPSession, object_id: str, budget: Budget, *, scroll: bool, hit_test: bool
+    session: CDPSession,
+    object_id: str,
+    budget: Budget,
+    *,
+    in_world: bool,
+    top_document: bool,
 ) -> _Look:
-    if hit_test:
-        return _Look(await call_on(session, object_id, _STATE, budget, scroll, True))
-    state, center = await asyncio.gather(
-        call_on(session, object_id, _STATE, budget, scroll, False),
-        _quad_center(session, object_id, budget),
-    )
+    state_call = call_on(session, object_id, _STATE, budget, in_world, in_world)
+    if in_world and top_document:
+        return _Look(await state_call)
+    state, center = await asyncio.gather(state_call, _quad_center(session, object_id, budget))
     return _Look(state, center)
 
 
@@ -177,7 +206,7 @@ async def locate(
 
     async def probe(session: CDPSession, object_id: str, frame_id: str) -> _Look:
         return await _look(
-            session, object_id, budget, scroll=True, hit_test=frame_id == tab.target_id
+            session, object_id, budget, in_world=True, top_document=frame_id == tab.target_id
         )
 
     element, look = await resolve_with(tab, target, budget, probe)
@@ -201,9 +230,12 @@ async def actionable_point(
     ``need_topmost=False``: covered is fine (to look at it, not to act on it).
     ``look``: its state and centre, when they were read already (by ``locate``)."""
     session = element.session
+    # In tabwarden's world the page's script cannot have replaced what the checks use
+    # (scrollIntoView, elementFromPoint); an element found by selector is in the page's.
+    in_world = element.context_id is not None
+    top_document = element.frame_id == tab.target_id
     if look is None:
-        in_world = element.context_id is not None
-        if not in_world:  # an element found by selector, in the page's world
+        if not in_world:
             try:
                 await session.send(
                     "DOM.scrollIntoViewIfNeeded",
@@ -213,12 +245,7 @@ async def actionable_point(
             except CDPError:
                 raise _hidden(element) from None
         look = await _look(
-            session,
-            element.object_id,
-            budget,
-            scroll=in_world,
-            # In the page's world, its script may have replaced elementFromPoint.
-            hit_test=in_world and element.frame_id == tab.target_id,
+            session, element.object_id, budget, in_world=in_world, top_document=top_document
         )
     state = look.state
     if not state or not state.get("visible"):
@@ -230,30 +257,33 @@ async def actionable_point(
             reason="disabled",
             hint="it may need other fields filled first; wait for it to be enabled, then retry",
         )
-    hit: str | None
-    if state.get("stable") and "point" in state:
-        if state["point"] is None:
-            raise _hidden(element)
-        local = Point(*state["point"])
-        hit = (state.get("cover") or None) if need_topmost else None
+    if state.get("stable"):
+        hit = state  # hit-tested with the state (stable elements are in tabwarden's world)
+        center = look.center
     else:
-        if not state.get("stable"):
-            local = await _stable_center(element, budget)
-        elif look.center is None:
-            raise _hidden(element)
+        center = await _stable_center(element, budget)
+        if in_world:
+            hit = await call_on(session, element.object_id, _HIT_TEST, budget)
         else:
-            local = look.center
-        hit = await _hit_test(element, local, budget) if need_topmost else None
-    if hit is not None:
+            scroll_x, scroll_y = state.get("scroll") or (0, 0)
+            hit = await _hit_test(element, center, (scroll_x, scroll_y), budget)
+    if hit.get("offscreen"):
+        raise _offscreen(element)
+    if in_world and top_document:
+        center = Point(*hit["point"]) if hit.get("point") else None
+    if center is None:
+        raise _hidden(element)
+    cover = hit.get("cover")
+    if cover and need_topmost:
         raise NotActionable(
-            f"{element.label} is covered by {hit} at ({local.x:.0f}, {local.y:.0f})",
+            f"{element.label} is covered by {cover} at ({center.x:.0f}, {center.y:.0f})",
             ref=element.ref or "",
             reason="covered",
             hint="close or dismiss what covers it first (e.g. the dialog's close or accept "
             "button), or wait for it to go away; take a snapshot to see it",
         )
     dx, dy = await frame_offset(tab, element.frame_id, budget)
-    return Point(local.x + dx, local.y + dy)
+    return Point(center.x + dx, center.y + dy)
 
 
 async def visible(element: Element, budget: Budget) -> bool:
@@ -392,19 +422,30 @@ async def _stable_center(element: Element, budget: Budget) -> Point:
     )
 
 
-async def _hit_test(element: Element, point: Point, budget: Budget) -> str | None:
-    """None when the element (or something inside it) is topmost at ``point``; else what is."""
+async def _hit_test(
+    element: Element, point: Point, scroll: tuple[float, float], budget: Budget
+) -> dict[str, Any]:
+    """Over CDP, for an element of the page's own world (found by selector): what is
+    topmost at ``point`` (viewport coordinates; ``scroll`` is the document's), as the
+    page's hit test reports it (``cover`` empty when it is the element or inside it)."""
     session = element.session
     try:
         hit = await session.send(
             "DOM.getNodeForLocation",
-            {"x": round(point.x), "y": round(point.y), "ignorePointerEventsNone": True},
+            {
+                # Document coordinates (viewport ones miss on a scrolled page).
+                "x": round(point.x + scroll[0]),
+                "y": round(point.y + scroll[1]),
+                "ignorePointerEventsNone": True,
+            },
             budget=budget,
         )
-    except CDPError:
-        return None  # nothing there to hit-test against: let the click decide
+    except CDPError as exc:
+        if "No node found" in str(exc):  # what Chromium says outside the viewport
+            return {"offscreen": True}
+        return {}  # nothing there to hit-test against: let the click decide
     if hit.get("backendNodeId") == element.backend_node_id:
-        return None
+        return {}
     params: dict[str, Any] = {
         "backendNodeId": hit["backendNodeId"],
         "objectGroup": element.object_group,
@@ -414,11 +455,11 @@ async def _hit_test(element: Element, point: Point, budget: Budget) -> str | Non
     resolved = await session.send("DOM.resolveNode", params, budget=budget)
     other = resolved["object"]["objectId"]
     if await call_on(session, element.object_id, _CONTAINS, budget, {"objectId": other}):
-        return None
+        return {}
     if await call_on(session, other, _CONTAINS, budget, {"objectId": element.object_id}):
-        return None  # a label or wrapper that forwards the click
+        return {}  # a label or wrapper that forwards the click
     description: str = await call_on(session, other, _DESCRIBE, budget) or "another element"
-    return description
+    return {"cover": description}
 
 
 async def frame_offset(tab: Tab, frame_id: str, budget: Budget) -> tuple[float, float]:
@@ -440,6 +481,16 @@ async def frame_offset(tab: Tab, frame_id: str, budget: Budget) -> tuple[float, 
             dy += content[1]
         frame = registry.get(frame.parent_id)
     return dx, dy
+
+
+def _offscreen(element: Element) -> NotActionable:
+    return NotActionable(
+        f"{element.label} stays outside the viewport after scrolling",
+        ref=element.ref or "",
+        reason="offscreen",
+        hint="it may sit in a part of the page that does not scroll (position: fixed, "
+        "overflow: hidden); take a snapshot and act on what reveals it",
+    )
 
 
 def _hidden(element: Element) -> NotActionable:
