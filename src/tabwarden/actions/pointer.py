@@ -18,6 +18,7 @@ from ..budget import Budget
 from ..cdp.protocol import Event
 from ..cdp.session import CDPSession
 from ..errors import CDPError, DeadlineExceeded, InvalidArgument, NotActionable
+from ..snapshot.walker import world
 from .keyboard import MODIFIER_BITS
 from .resolve import Element, call_on, resolve_with
 
@@ -283,7 +284,71 @@ async def actionable_point(
             "button), or wait for it to go away; take a snapshot to see it",
         )
     dx, dy = await frame_offset(tab, element.frame_id, budget)
-    return Point(center.x + dx, center.y + dy)
+    point = Point(center.x + dx, center.y + dy)
+    if need_topmost and not top_document:
+        cover = await _cover_over_frame(tab, element, point, budget)
+        if cover:
+            raise NotActionable(
+                f"{element.label} is in a frame covered by {cover} at "
+                f"({point.x:.0f}, {point.y:.0f})",
+                ref=element.ref or "",
+                reason="covered",
+                hint="close or dismiss what covers the frame first (e.g. the dialog's close "
+                "or accept button), or wait for it to go away; take a snapshot to see it",
+            )
+    return point
+
+
+async def _cover_over_frame(tab: Tab, element: Element, point: Point, budget: Budget) -> str:
+    """What of the top-level document lies over the frame holding ``element`` at
+    ``point`` (top-viewport coordinates), or "" when the frame is what is there."""
+    registry = tab.frames
+    chain: list[str] = []  # the element's frame and its ancestors below the top
+    frame = registry.get(element.frame_id)
+    while frame is not None and frame.parent_id:
+        chain.append(frame.frame_id)
+        frame = registry.get(frame.parent_id)
+    if not chain:
+        return ""
+    main = registry.main_session
+    metrics, owner = await asyncio.gather(
+        main.send("Page.getLayoutMetrics", budget=budget),
+        main.send("DOM.getFrameOwner", {"frameId": chain[-1]}, budget=budget),
+    )
+    viewport = metrics["cssLayoutViewport"]
+    try:
+        hit = await main.send(
+            "DOM.getNodeForLocation",
+            {
+                "x": round(point.x + viewport["pageX"]),
+                "y": round(point.y + viewport["pageY"]),
+                "ignorePointerEventsNone": True,
+            },
+            budget=budget,
+        )
+    except CDPError as exc:
+        if "No node found" in str(exc):
+            raise _offscreen(element) from None
+        return ""
+    if hit.get("frameId") in chain:  # into the frame (same process): checked inside it
+        return ""
+    if hit.get("frameId") != tab.target_id:
+        return "another frame"
+    if hit.get("backendNodeId") == owner.get("backendNodeId"):
+        return ""  # the <iframe> itself (its content runs in another process)
+    resolved = await main.send(
+        "DOM.resolveNode",
+        {
+            "backendNodeId": hit["backendNodeId"],
+            "executionContextId": await world(registry, tab.target_id, budget),
+            "objectGroup": element.object_group,
+        },
+        budget=budget,
+    )
+    description: str = (
+        await call_on(main, resolved["object"]["objectId"], _DESCRIBE, budget) or "another element"
+    )
+    return description
 
 
 async def visible(element: Element, budget: Budget) -> bool:
