@@ -238,6 +238,18 @@ async def test_wait_for_a_late_element_then_click_it(page):
         await tab.wait()
 
 
+async def test_a_wait_whose_deadline_passes_before_a_check_says_it_never_happened(page):
+    # On a loaded machine the poll's sleep can overrun the deadline: the next check is
+    # then refused by the budget, and that too means "not in time".
+    from tabwarden.actions.waiting import wait_for
+    from tabwarden.errors import DeadlineExceeded
+
+    tab, _ = page
+    with pytest.raises(DeadlineExceeded) as caught:
+        await wait_for(tab, Budget(0.0), text="never there")
+    assert "never happened" in str(caught.value)
+
+
 async def test_get_text_of_page_and_element(page):
     tab, snap = page
     assert await tab.get_text(_ref(snap, "Count")) == "Count"

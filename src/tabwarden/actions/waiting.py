@@ -62,6 +62,11 @@ async def wait_for(
         except CDPTimeout:
             # The deadline passed during a check: the answer is "not in time".
             raise _never(budget, what, " (the page did not answer the last check)") from None
+        except DeadlineExceeded:
+            if not budget.expired:
+                raise
+            # It passed before the check could be sent (a loaded machine oversleeps).
+            raise _never(budget, what, "") from None
         if budget.remaining() <= _POLL_S:
             raise _never(budget, what, "")
         await budget.sleep(_POLL_S)
