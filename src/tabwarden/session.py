@@ -810,13 +810,32 @@ class BrowserSession:
         task.add_done_callback(self._tasks.discard)
 
     async def _close_own_tabs(self) -> None:
-        """On an attached browser, close only the tabs this session opened."""
+        """On an attached browser, close only the tabs this session opened, and return
+        once the browser has let them go."""
         budget = Budget(_SETUP_S)
-        for tab in [t for t in self._tabs.values() if t.opener is None and t._created_here]:
-            with contextlib.suppress(CDPError, ConnectionLost):
-                await self._browser_cdp().send(
-                    "Target.closeTarget", {"targetId": tab.target_id}, budget=budget.child(2.0)
-                )
+        left = {t.target_id for t in self._tabs.values() if t.opener is None and t._created_here}
+        browser = self._browser_cdp()
+        with (
+            contextlib.suppress(ConnectionLost, DeadlineExceeded),
+            self.connection.event_queue(["Target.targetDestroyed"], None) as destroyed,
+        ):
+            while left:
+                # A close that lands while a navigation commits is answered with success
+                # and then dropped by Chromium: ask again until the target is gone.
+                for target_id in sorted(left):
+                    try:
+                        await browser.send(
+                            "Target.closeTarget", {"targetId": target_id}, budget=budget
+                        )
+                    except CDPError:
+                        left.discard(target_id)  # gone already
+                with contextlib.suppress(DeadlineExceeded):
+                    while left:
+                        event = await destroyed.get(
+                            budget.child(_CLOSE_RETRY_S), what="closing this session's tabs"
+                        )
+                        left.discard(event.params.get("targetId", ""))
+                budget.check(what="closing this session's tabs")
 
     async def _close_browser_gracefully(self) -> None:
         """``Browser.close``: the browser saves its profile (cookies, storage) and exits."""

@@ -46,6 +46,8 @@ __all__ = [
 
 Command = tuple[str, dict[str, Any]]
 _LATE_S = 60.0
+_RELEASE_S = 1.0
+"""How long a page may take to show its own size again once the override is cleared."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -437,6 +439,7 @@ async def apply(
         # Granted for the emulated position only; the browser asks again from now on.
         await browser.send("Browser.resetPermissions", budget=budget)
     sends: list[tuple[str, CDPSession, Command]] = []
+    released: list[CDPSession] = []  # pages whose emulated size is being cleared
     for tab in [t for t in session._tabs.values() if not t.closed]:
         page = await tab._ready_session(budget)
         targets = [(page, commands(new, ua, top_level=True, full=True))]
@@ -452,6 +455,8 @@ async def apply(
             problems.append(f"tab {tab.id} is paused by a dialog: it changes once answered")
             continue
         sends += [(tab.id, target, c) for target, batch in targets for c in batch]
+        if (old.width or old.height) and not (new.width or new.height):
+            released.append(page)
     results = await asyncio.gather(
         *(target.send(method, params, budget=budget) for _, target, (method, params) in sends),
         return_exceptions=True,
@@ -465,7 +470,26 @@ async def apply(
             problems.append(f"tab {tab_id}: {method}: {result}")
         elif isinstance(result, BaseException):
             raise result
+    await asyncio.gather(*(_until_released(page, old, budget) for page in released))
     return problems
+
+
+async def _until_released(page: CDPSession, old: EmulationState, budget: Budget) -> None:
+    """Until the page no longer shows the emulated size: clearing the override is
+    answered before the renderer has laid the page out at its own size again. Bounded
+    (the window's own size may equal the emulated one)."""
+    wait = budget.child(_RELEASE_S)
+    with contextlib.suppress(TabwardenError):
+        while not wait.expired:
+            reply = await page.send(
+                "Runtime.evaluate",
+                {"expression": "[innerWidth, innerHeight]", "returnByValue": True},
+                budget=wait,
+            )
+            width, height = reply.get("result", {}).get("value") or (0, 0)
+            if (old.width and width != old.width) or (old.height and height != old.height):
+                return
+            await wait.sleep(0.02)
 
 
 def change_notes(old: EmulationState, new: EmulationState) -> tuple[str, ...]:
