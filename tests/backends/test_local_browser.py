@@ -65,10 +65,20 @@ async def test_isolated_launch_serves_cdp_and_leaves_nothing_after_close():
     assert session.endpoint is not None and session.endpoint.ws_url.startswith("ws://127.0.0.1:")
     assert "Chrome/" in session.product
     assert browser_processes(profile)
+    socket_dir = _singleton_dir(profile)
+    assert socket_dir.is_dir()
     await session.close()
     assert await _gone(profile)
     assert not profile.exists()
     assert not profile.parent.exists()  # the run folder too
+    # Chromium's own one-instance folder in the temporary directory: a killed browser
+    # does not remove it, so tabwarden does.
+    assert not socket_dir.exists()
+
+
+def _singleton_dir(profile: Path) -> Path:
+    """The folder Chromium links from the profile for its one-instance socket."""
+    return Path(os.readlink(profile / "SingletonSocket")).parent
 
 
 async def test_parallel_launches_get_distinct_ports():
@@ -184,8 +194,10 @@ async def test_no_orphan_browser_or_profile_when_python_dies(how, tmp_path):
         line = await asyncio.wait_for(asyncio.to_thread(child.stdout.readline), 30)
         _pid, profile_text = line.split()
         profile = Path(profile_text)
+        socket_dir = None
         if how != "raise":  # a raising child may already have cleaned up
             assert profile.is_dir()
+            socket_dir = _singleton_dir(profile)
         if how == "sigterm":
             child.send_signal(signal.SIGTERM)
         elif how == "sigkill":
@@ -201,3 +213,4 @@ async def test_no_orphan_browser_or_profile_when_python_dies(how, tmp_path):
         # (here, or a launch in a parallel test worker that swept it first).
         sweep_stale_run_dirs()
     assert not profile.parent.exists(), "the temporary profile was left behind"
+    assert socket_dir is None or not socket_dir.exists(), "Chromium's socket folder was left"

@@ -25,6 +25,7 @@ from .reaper import (
     make_run_dir,
     reaper,
     remove_tree,
+    singleton_dir,
     sweep_stale_run_dirs,
 )
 
@@ -134,6 +135,8 @@ class LocalChromium:
         self._process: subprocess.Popen[bytes] | None = None
         self._tracked: TrackedBrowser | None = None
         self._run_dir: Path | None = None
+        self._socket_dir: Path | None = None
+        """Chromium's one-instance socket folder in the temporary directory."""
         self.profile_dir: Path | None = None
 
     @property
@@ -169,6 +172,10 @@ class LocalChromium:
             command = [executable, *chromium_args(self.options, profile, as_root=_is_root())]
             self._spawn(command, run_dir)
             port, path = await self._wait_for_devtools(profile / "DevToolsActivePort", budget)
+            # Known while the browser lives: it unlinks it early in its shutdown.
+            self._socket_dir = singleton_dir(profile)
+            if self._socket_dir is not None and self._tracked is not None:
+                self._tracked.folders.append(self._socket_dir)
         except BaseException:
             await self.close()
             raise
@@ -184,7 +191,8 @@ class LocalChromium:
         """End the browser and its process group; remove the run folder (and a throwaway
         profile). A persistent profile gets a graceful shutdown first so it is saved."""
         process, tracked, run_dir = self._process, self._tracked, self._run_dir
-        self._process = self._tracked = self._run_dir = None
+        socket_dir = self._socket_dir
+        self._process = self._tracked = self._run_dir = self._socket_dir = None
         if process is not None:
             if process.poll() is None and not self.options.isolated:
                 with contextlib.suppress(ProcessLookupError):
@@ -194,6 +202,8 @@ class LocalChromium:
             await _wait_exit(process, _GRACEFUL_EXIT_S)
         if run_dir is not None:
             remove_tree(run_dir)
+        if socket_dir is not None:
+            remove_tree(socket_dir)
         if tracked is not None:
             reaper.untrack(tracked)
 

@@ -28,7 +28,9 @@ __all__ = [
     "make_run_dir",
     "pid_alive",
     "reaper",
+    "remove_singleton_dir",
     "remove_tree",
+    "singleton_dir",
     "sweep_stale_run_dirs",
 ]
 
@@ -111,6 +113,30 @@ def kill_process_group(pid: int) -> None:
         os.kill(pid, signal.SIGKILL)
 
 
+def singleton_dir(profile: Path) -> Path | None:
+    """Chromium keeps its one-instance socket in a folder of its own in the temporary
+    directory, linked from the profile (``SingletonSocket``), and removes it only at the
+    very end of a clean exit: a browser killed during its shutdown leaves it. The
+    folder a live browser's profile links to, or None."""
+    try:
+        folder = Path(os.readlink(profile / "SingletonSocket")).parent
+    except OSError:
+        return None
+    # Only Chromium's own folder, directly in the temporary directory.
+    temp = Path(tempfile.gettempdir()).resolve()
+    if folder.name.startswith("org.chromium.") and folder.parent.resolve() == temp:
+        return folder
+    return None
+
+
+def remove_singleton_dir(run_dir: Path) -> None:
+    """Remove the socket folder of the throwaway profile in ``run_dir`` (its browser is
+    dead)."""
+    folder = singleton_dir(run_dir / "profile")
+    if folder is not None:
+        remove_tree(folder)
+
+
 def remove_tree(path: Path, *, attempts: int = 3) -> bool:
     """Remove a folder; a browser child may still write for a moment, so retry."""
     for _ in range(attempts):
@@ -139,6 +165,7 @@ def sweep_stale_run_dirs(
         owner = _owner_pid(path)
         if owner is None or owner == os.getpid() or alive(owner):
             continue
+        remove_singleton_dir(path)
         if remove_tree(path):
             removed.append(path)
     return removed
