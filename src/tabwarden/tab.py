@@ -1109,7 +1109,10 @@ class Tab:
         else:
             element = await resolve(self, ref, budget)
             session, object_id, label = element.session, element.object_id, element.label
-            point = await pointer.actionable_point(self, element, budget, need_enabled=False)
+            # Into view only: what lies over it does not matter; a wheel goes to the top.
+            point = await pointer.actionable_point(
+                self, element, budget, need_enabled=False, need_topmost=direction is not None
+            )
             if direction is None:
                 return label, "scrolled into view"
             size = (400.0, 400.0)
