@@ -106,7 +106,15 @@ _HIT_TEST_JS = """function hitTest(el) {
   return {point, cover: !hit || contains(el, hit) || contains(hit, el) ? '' : describe(hit)};
 }"""
 _HELPERS_JS = "\n".join((_OUT_OF_VIEW_JS, _HIT_TEST_JS, _CONTAINS_JS, _DESCRIBE_JS))
-_CONTAINS = "function(other) { return contains(this, other); " + _CONTAINS_JS + " }"
+_COVER_OF = (
+    "function(hit) { return contains(this, hit) || contains(hit, this) ? '' : describe(hit); "
+    + _CONTAINS_JS
+    + "\n"
+    + _DESCRIBE_JS
+    + " }"
+)
+"""On the element, with what a hit test found: "" when that is the element, inside it,
+or a wrapper (a label) that forwards the click; else how to name the cover."""
 _DESCRIBE = "function() { return describe(this); " + _DESCRIBE_JS + " }"
 _HIT_TEST = "function() { return hitTest(this); " + _HELPERS_JS + " }"
 
@@ -276,26 +284,13 @@ async def actionable_point(
         raise _hidden(element)
     cover = hit.get("cover")
     if cover and need_topmost:
-        raise NotActionable(
-            f"{element.label} is covered by {cover} at ({center.x:.0f}, {center.y:.0f})",
-            ref=element.ref or "",
-            reason="covered",
-            hint="close or dismiss what covers it first (e.g. the dialog's close or accept "
-            "button), or wait for it to go away; take a snapshot to see it",
-        )
+        raise _covered(element, cover, center)
     dx, dy = await frame_offset(tab, element.frame_id, budget)
     point = Point(center.x + dx, center.y + dy)
     if need_topmost and not top_document:
         cover = await _cover_over_frame(tab, element, point, budget)
         if cover:
-            raise NotActionable(
-                f"{element.label} is in a frame covered by {cover} at "
-                f"({point.x:.0f}, {point.y:.0f})",
-                ref=element.ref or "",
-                reason="covered",
-                hint="close or dismiss what covers the frame first (e.g. the dialog's close "
-                "or accept button), or wait for it to go away; take a snapshot to see it",
-            )
+            raise _covered(element, cover, point, frame=True)
     return point
 
 
@@ -511,20 +506,13 @@ async def _hit_test(
         return {}  # nothing there to hit-test against: let the click decide
     if hit.get("backendNodeId") == element.backend_node_id:
         return {}
-    params: dict[str, Any] = {
-        "backendNodeId": hit["backendNodeId"],
-        "objectGroup": element.object_group,
-    }
-    if element.context_id is not None:
-        params["executionContextId"] = element.context_id
-    resolved = await session.send("DOM.resolveNode", params, budget=budget)
-    other = resolved["object"]["objectId"]
-    if await call_on(session, element.object_id, _CONTAINS, budget, {"objectId": other}):
-        return {}
-    if await call_on(session, other, _CONTAINS, budget, {"objectId": element.object_id}):
-        return {}  # a label or wrapper that forwards the click
-    description: str = await call_on(session, other, _DESCRIBE, budget) or "another element"
-    return {"cover": description}
+    resolved = await session.send(
+        "DOM.resolveNode",
+        {"backendNodeId": hit["backendNodeId"], "objectGroup": element.object_group},
+        budget=budget,
+    )
+    other = {"objectId": resolved["object"]["objectId"]}
+    return {"cover": await call_on(session, element.object_id, _COVER_OF, budget, other)}
 
 
 async def frame_offset(tab: Tab, frame_id: str, budget: Budget) -> tuple[float, float]:
@@ -546,6 +534,19 @@ async def frame_offset(tab: Tab, frame_id: str, budget: Budget) -> tuple[float, 
             dy += content[1]
         frame = registry.get(frame.parent_id)
     return dx, dy
+
+
+def _covered(element: Element, cover: str, at: Point, *, frame: bool = False) -> NotActionable:
+    """``frame``: the cover lies over the frame that holds the element."""
+    what = "the frame" if frame else "it"
+    return NotActionable(
+        f"{element.label}{' is in a frame that' if frame else ''} is covered by {cover} "
+        f"at ({at.x:.0f}, {at.y:.0f})",
+        ref=element.ref or "",
+        reason="covered",
+        hint=f"close or dismiss what covers {what} first (e.g. the dialog's close or accept "
+        "button), or wait for it to go away; take a snapshot to see it",
+    )
 
 
 def _offscreen(element: Element) -> NotActionable:
