@@ -154,6 +154,23 @@ async def test_the_player_escapes_its_title_and_cannot_be_broken_out_of(tmp_path
     assert "no frames" in empty.text()
 
 
+async def test_frames_delivered_out_of_order_play_in_the_order_painted(tmp_path):
+    # Chromium may deliver a screencast frame after one painted later (seen in a loaded
+    # run: times 0, -17, 17, ...): the player must not step back in time.
+    frames = [Frame(b"\xff\xd8 b", 2.25), Frame(b"\xff\xd8 a", 2.0), Frame(b"\xff\xd8 c", 2.5)]
+    saved = await write_recording(
+        frames, WorkspacePaths(tmp_path), "order", Budget(5.0), format="html"
+    )
+    played = _frames_of(saved.path)
+    assert [f["t"] for f in played] == [0, 250, 500]
+    assert [base64.b64decode(f["src"].split(",", 1)[1])[-1:] for f in played] == [
+        b"a",
+        b"b",
+        b"c",
+    ]
+    assert saved.duration_ms == 500
+
+
 async def test_a_failing_ffmpeg_falls_back_to_the_html_player(tmp_path):
     frames = [Frame(b"\xff\xd8 one", 1.0), Frame(b"\xff\xd8 two", 1.5)]  # ffmpeg never reads them
     saved = await write_recording(

@@ -236,6 +236,8 @@ async def write_recording(
     """Save the frames as WebM (ffmpeg) or, without ffmpeg or when it fails, as HTML."""
     if format not in ("auto", "webm", "html"):
         raise InvalidArgument(f"format={format!r} is not known", hint="auto, webm or html")
+    # Chromium may deliver a frame after one painted later: play them in the order painted.
+    frames = sorted(frames, key=lambda frame: frame.timestamp)
     start = frames[0].timestamp if frames else (started_at or time.time())
     end = frames[-1].timestamp if frames else start
     duration_ms = int(max(0.0, end - start) * 1000)
