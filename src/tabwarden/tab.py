@@ -1167,6 +1167,9 @@ class Tab:
             walk_frames(tracker.registry, budget, all_nodes=full or scope is not None),
             self._refresh_info(budget),
         )
+        top = walks.get(self.target_id)
+        if top is not None:
+            self._title = top.title  # read by the page just now; the browser's copy can lag
         with gc_paused():  # many small objects, no cycles: collections only cost time
             root = build_tree(walks, self.target_id, self.refs)
         header[0] = f"# tab {self.id} · {json.dumps(self.title, ensure_ascii=False)} · {self.url}"

@@ -667,6 +667,6 @@ async def test_the_settle_barrier_reports_changes_made_by_queued_timers(browser,
                 "Runtime.evaluate",
                 {"expression": expression, "awaitPromise": True, "returnByValue": True},
             )
-            assert reply["result"]["value"] is expected, queued
+            assert reply["result"]["value"]["changed"] is expected, queued
     finally:
         await tab.close()

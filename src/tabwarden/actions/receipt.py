@@ -39,7 +39,8 @@ _AUTO_DIFF_MAX_LINES = 1_500
 # (navigation requested, a new target, console errors) were sent ahead of this reply.
 # (A posted message is not enough: after input Chromium holds timers back until the
 # next frame, and messages overtake them.) It resolves to whether the document changed
-# meanwhile (a MutationObserver), which tells a read taken during the wait from a stale one.
+# meanwhile (a MutationObserver), which tells a read taken during the wait from a stale one,
+# and to the document's title then (the browser's copy of it can lag behind).
 _AFTER_QUEUED_TASKS = """new Promise(resolve => {
   let changed = false;  // records are delivered to the callback at each task's end
   const observer = new MutationObserver(() => { changed = true; });
@@ -48,7 +49,7 @@ _AFTER_QUEUED_TASKS = """new Promise(resolve => {
   setTimeout(() => {
     changed = changed || observer.takeRecords().length > 0;
     observer.disconnect();
-    resolve(changed);
+    resolve({changed, title: document.title});
   }, 0);
 })"""
 
@@ -164,6 +165,8 @@ class ActionWatch:
         self.new_targets: list[str] = []
         self._wall_started = time.time()
         self.console_errors: list[str] = []
+        self.title: str | None = None
+        """The document's title once the action's queued tasks ran (None: not read)."""
         main = tab.frames.main_session
         connection = main.connection
         self._subscriptions: list[Subscription] = [
@@ -226,6 +229,8 @@ class ActionWatch:
             if early is not None:
                 await _result(early)
             await tab._refresh_info(budget)
+            if self.title is not None and not self.loading:
+                tab._title = self.title  # the page's own, newer than the browser's copy
         state = tab._browser.supervisor.state(tab)
         new_tabs = []
         for target_id in self.new_targets:
@@ -272,7 +277,12 @@ class ActionWatch:
             except (DeadlineExceeded, CDPError):  # CDPError: it navigated meanwhile
                 reply = {}
             if not self.loading:
-                return reply.get("result", {}).get("value") is not False
+                settled = reply.get("result", {}).get("value")
+                if not isinstance(settled, dict):
+                    return True
+                title = settled.get("title")
+                self.title = title if isinstance(title, str) else None
+                return settled.get("changed") is not False
         wait = budget.child(_SETTLE_NAVIGATION_S)
         while not self._dom_ready() and self._tab.pending_dialog is None and not wait.expired:
             if self._became_download():
