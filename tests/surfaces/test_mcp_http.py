@@ -43,6 +43,13 @@ INIT = {
     },
 }
 HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+RAW_TIMEOUT_S = 60.0
+"""For raw HTTP requests: httpx's default 5 s is too short on a loaded 2-core machine
+(the server shares this process's event loop with the browsers' connections)."""
+
+
+def raw_http() -> httpx2.AsyncClient:
+    return httpx2.AsyncClient(timeout=RAW_TIMEOUT_S)
 
 
 @contextlib.asynccontextmanager
@@ -128,7 +135,7 @@ async def test_http_end_to_end(url: str, server: LocalServer) -> None:
 
 
 async def test_http_refuses_foreign_origins_and_hosts(url: str) -> None:
-    async with httpx2.AsyncClient() as http:
+    async with raw_http() as http:
         evil = await http.post(url, json=INIT, headers={**HEADERS, "origin": "https://evil.test"})
         assert evil.status_code == 403
         rebound = await http.post(url, json=INIT, headers={**HEADERS, "host": "evil.test"})
@@ -204,7 +211,7 @@ async def test_http_shared_session_serves_stateless_requests(
 async def test_http_token(server: LocalServer) -> None:
     options = MCPOptions(http=True, token="s3cret")
     async with serving(options) as secured:
-        async with httpx2.AsyncClient() as http:
+        async with raw_http() as http:
             bare = await http.post(secured, json=INIT, headers=HEADERS)
             assert bare.status_code == 401
             assert bare.headers["www-authenticate"].lower().startswith("bearer")
@@ -224,7 +231,7 @@ async def test_http_token(server: LocalServer) -> None:
 
 async def test_http_token_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TABWARDEN_MCP_TOKEN", "from-env")
-    async with serving(MCPOptions(http=True)) as secured, httpx2.AsyncClient() as http:
+    async with serving(MCPOptions(http=True)) as secured, raw_http() as http:
         assert (await http.post(secured, json=INIT, headers=HEADERS)).status_code == 401
         authed = await http.post(
             secured, json=INIT, headers={**HEADERS, "authorization": "Bearer from-env"}
