@@ -52,11 +52,13 @@ from urllib.parse import urlsplit
 import anyio
 import mcp_types as types
 import uvicorn
+from anyio.streams.memory import MemoryObjectSendStream
 from mcp.server.connection import Connection
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.message import SessionMessage
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -71,6 +73,7 @@ from ..session import BrowserSession
 from ..tools.context import ToolContext
 from ..tools.registry import call_tool, select_tools
 from ..tools.spec import ToolResult, ToolSpec
+from .message_check import MAX_MESSAGE_BYTES, Rejection, screen_message, too_large
 
 __all__ = [
     "MCP_PATH",
@@ -471,29 +474,71 @@ async def serve_stdio(options: MCPOptions | None = None) -> None:
             _stdin_lines() as lines,
             stdio_server(stdin=cast("anyio.AsyncFile[str] | None", lines)) as (reader, writer),
         ):
+            if lines is not None:
+                lines.answer_rejections(writer)
             await server.run(reader, writer, server.create_initialization_options())
     finally:
         _CLIENT.reset(token)
 
 
-_MAX_LINE = 64 * 1024 * 1024
-"""The longest message a client may send over stdio."""
-
-
 class _Lines:
-    """Lines of a stream the event loop reads (so a stop never waits on a blocked read)."""
+    """Lines of a stream the event loop reads (so a stop never waits on a blocked read),
+    screened: a malformed message is answered here and never reaches the SDK, whose
+    transport would drop it unanswered."""
 
     def __init__(self, reader: asyncio.StreamReader) -> None:
         self._reader = reader
+        self._writer: MemoryObjectSendStream[SessionMessage] | None = None
+
+    def answer_rejections(self, writer: MemoryObjectSendStream[SessionMessage]) -> None:
+        """Answer malformed messages on ``writer``, the transport's outgoing stream."""
+        self._writer = writer
 
     def __aiter__(self) -> _Lines:
         return self
 
     async def __anext__(self) -> str:
-        line = await self._reader.readline()
-        if not line:
-            raise StopAsyncIteration
-        return line.decode("utf-8", errors="replace")
+        while True:
+            line = await self._read_line()
+            if line is None:
+                raise StopAsyncIteration
+            if not line.strip():
+                continue  # an empty line is no message, and needs no answer
+            rejection = screen_message(line) if self._writer is not None else None
+            if rejection is None:
+                return line.decode("utf-8", errors="replace")
+            await self._answer(rejection)
+
+    async def _read_line(self) -> bytes | None:
+        """The next line (None at the end); one over the size limit is skipped and answered."""
+        while True:
+            try:
+                return await self._reader.readuntil(b"\n")
+            except asyncio.IncompleteReadError as exc:
+                return exc.partial or None  # the last line, without its newline
+            except asyncio.LimitOverrunError as exc:
+                size = exc.consumed + await self._skip_line(exc.consumed)
+                await self._answer(too_large(size))
+
+    async def _skip_line(self, buffered: int) -> int:
+        """Drop the rest of an oversized line (what is buffered first); the bytes dropped
+        after the ``buffered`` ones."""
+        await self._reader.readexactly(buffered)
+        dropped = 0
+        while True:
+            try:
+                dropped += len(await self._reader.readuntil(b"\n"))
+                return dropped
+            except asyncio.IncompleteReadError as exc:
+                return dropped + len(exc.partial)
+            except asyncio.LimitOverrunError as exc:
+                dropped += len(await self._reader.readexactly(exc.consumed))
+
+    async def _answer(self, rejection: Rejection) -> None:
+        logger.warning("refused a message from the client: %s", rejection.message)
+        if rejection.reply and self._writer is not None:
+            error = types.jsonrpc_message_adapter.validate_json(rejection.to_json())
+            await self._writer.send(SessionMessage(error))
 
 
 @contextlib.asynccontextmanager
@@ -511,7 +556,7 @@ async def _stdin_lines() -> AsyncIterator[_Lines | None]:
         yield None
         return
     pipe = os.fdopen(wire, "rb", buffering=0)
-    reader = asyncio.StreamReader(limit=_MAX_LINE)
+    reader = asyncio.StreamReader(limit=MAX_MESSAGE_BYTES)
     try:
         transport, _ = await loop.connect_read_pipe(
             lambda: asyncio.StreamReaderProtocol(reader), pipe
@@ -659,7 +704,62 @@ class _Guard:
         if stateless and not self.stateless_ok:
             await _refuse_stateless(send, version or "")
             return
+        if scope.get("method") == "POST":
+            body, size = await _read_body(receive)
+            rejection = too_large(size) if body is None else screen_message(body)
+            if rejection is not None:
+                await self._refuse(send, rejection)
+                return
+            receive = _replay(body or b"", receive)
         await self.app(scope, receive, send)
+
+    async def _refuse(self, send: Send, rejection: Rejection) -> None:
+        """A malformed message, answered here: the SDK would answer it without saying why."""
+        logger.warning("refused a message from a client: %s", rejection.message)
+        if not rejection.reply:  # a notification: accepted, and never answered
+            await _respond(send, 202, b"", b"application/json")
+            return
+        # An error the request's id is known for is its answer; one without an id
+        # (unparsable, not a request) is a bad request.
+        status = 200 if rejection.id is not None else 400
+        await _respond(send, status, rejection.to_json().encode(), b"application/json")
+
+
+async def _read_body(receive: Receive) -> tuple[bytes | None, int]:
+    """The request's body and its size; None when it is over the size limit (what came is
+    dropped)."""
+    chunks: list[bytes] = []
+    size = 0
+    more = True
+    while more:
+        message = await receive()
+        if message["type"] != "http.request":
+            break  # the client left: the app sees an empty body and the disconnect
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        more = message.get("more_body", False)
+        if size > MAX_MESSAGE_BYTES:
+            while more:
+                chunk = (message := await receive()).get("body", b"")
+                size += len(chunk)
+                more = message.get("more_body", False)
+            return None, size
+        chunks.append(chunk)
+    return b"".join(chunks), size
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """A receive that hands the app the body already read, then the connection's events."""
+    sent = False
+
+    async def replayed() -> dict[str, Any]:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return dict(await receive())
+
+    return replayed
 
 
 async def _respond(
