@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 from collections.abc import AsyncIterator
@@ -101,3 +103,41 @@ async def test_stdio_server_stops_on_sigterm(run_dir: str, server: LocalServer) 
         while mcp_server.is_running() and mcp_server.status() != psutil.STATUS_ZOMBIE:
             assert not budget.expired, "the server did not exit on SIGTERM"
             await budget.sleep(0.05)
+
+
+def test_a_client_gone_mid_call_is_one_log_line(run_dir: str, server: LocalServer) -> None:
+    """The client closes its end while a reply is on its way: normal, not a crash."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", RUN.format(args="")],
+        env=env(run_dir),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    client = {"name": "x", "version": "0"}
+    init = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": client}
+    navigate = {"name": "browser_navigate", "arguments": {"url": server.url("/index.html")}}
+    wait = {"name": "browser_wait", "arguments": {"time_ms": 1000}}
+    try:
+        for message in (
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": navigate},
+        ):
+            proc.stdin.write(json.dumps(message).encode() + b"\n")
+        proc.stdin.flush()
+        assert b'"id":1' in proc.stdout.readline()
+        assert b'"id":2' in proc.stdout.readline()
+        call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": wait}
+        proc.stdin.write(json.dumps(call).encode() + b"\n")
+        proc.stdin.flush()
+        proc.stdout.close()  # gone: the wait's answer meets a broken pipe
+        assert proc.wait(timeout=60) == 0
+        said = proc.stderr.read().decode()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert "bug" not in said and "Traceback" not in said, said
+    assert said.count("\n") == 1 and "client closed the connection" in said, said

@@ -23,6 +23,11 @@ errors are redacted by ``call_tool`` (secrets never reach the client). A
 ``cdp_endpoint`` is driven only with the user's consent (``safety.allow_attach``,
 ``--allow-attach``); otherwise calls fail with ConsentRequired saying what it holds.
 
+Malformed messages (invalid JSON, batches, nesting past ``MAX_DEPTH``, oversized,
+a ``tools/call`` whose params are not ``{name, arguments}``) are answered by
+``message_check`` with what is wrong, on stdio and HTTP alike; the SDK never sees them.
+A client that leaves mid-call is normal: one log line, exit 0.
+
 A ``notifications/cancelled`` aborts the call: the SDK cancels the handler,
 which cancels the call's own task (an evaluation then terminates the page's
 script) and waits, bounded, for it to wind down; the client's next call waits
@@ -477,6 +482,9 @@ async def serve_stdio(options: MCPOptions | None = None) -> None:
             if lines is not None:
                 lines.answer_rejections(writer)
             await server.run(reader, writer, server.create_initialization_options())
+    except* (BrokenPipeError, ConnectionResetError):
+        # The client left while an answer was on its way: normal for a client, no fault here.
+        logger.warning("the client closed the connection while a reply was being sent")
     finally:
         _CLIENT.reset(token)
 
