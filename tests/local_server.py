@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import http.server
 import threading
 import time
@@ -19,8 +20,8 @@ _SEEN_LOCK = threading.Lock()
 class _Handler(http.server.SimpleHTTPRequestHandler):
     server_version = "tabwarden-test"
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, directory=str(PAGES), **kwargs)  # type: ignore[arg-type]
+    def __init__(self, *args: object, root: Path = PAGES, **kwargs: object) -> None:
+        super().__init__(*args, directory=str(root), **kwargs)  # type: ignore[arg-type]
 
     def log_message(self, format: str, *args: object) -> None:
         pass
@@ -175,10 +176,11 @@ class _QuietServer(http.server.ThreadingHTTPServer):
 
 
 class LocalServer:
-    """Serves on ``host`` at a port the OS picks, in a daemon thread."""
+    """Serves on ``host`` at a port the OS picks, in a daemon thread; static files come
+    from ``root`` (tests/pages unless told)."""
 
-    def __init__(self, host: str = "127.0.0.1") -> None:
-        self._server = _QuietServer((host, 0), _Handler)
+    def __init__(self, host: str = "127.0.0.1", *, root: Path = PAGES) -> None:
+        self._server = _QuietServer((host, 0), functools.partial(_Handler, root=root))
         self.host = host
         self.port = self._server.server_address[1]
         self.base = f"http://{host}:{self.port}"

@@ -42,18 +42,41 @@ _EDIT_KIND = """function() {
   return type === 'password' ? 'password' : 'text';
 }"""
 
-_SELECT_ALL = """function() {
-  this.focus();
-  if (this.isContentEditable) {
-    const range = document.createRange();
-    range.selectNodeContents(this);
-    const selection = window.getSelection();
-    selection.removeAllRanges();
-    selection.addRange(range);
+_EDITING_HOST_JS = """function editingHost(el) {
+  // What takes the keyboard focus for editable content: the outermost contenteditable
+  // around it, or the body of a document in designMode (a rich-text editor's frame).
+  if (!el.isContentEditable) return null;
+  const doc = el.ownerDocument;
+  if (doc.designMode === 'on') return doc.body;
+  let host = el;
+  while (host.parentElement && host.parentElement.isContentEditable) host = host.parentElement;
+  return host === doc.documentElement ? doc.body : host;
+}"""
+_SELECT_JS = """function select(el, collapse) {
+  // The selection over what el holds (or, collapsed, the caret at its end).
+  const range = el.ownerDocument.createRange();
+  range.selectNodeContents(el);
+  if (collapse) range.collapse(false);
+  const selection = el.ownerDocument.getSelection();
+  selection.removeAllRanges();
+  selection.addRange(range);
+}"""
+_EDITING_HELPERS_JS = "\n".join((_EDITING_HOST_JS, _SELECT_JS))
+
+_SELECT_ALL = (
+    """function() {
+  const host = editingHost(this);
+  if (host) {
+    host.focus();
+    select(this, false);
   } else {
+    this.focus();
     this.select();
   }
-}"""
+"""
+    + _EDITING_HELPERS_JS
+    + "\n}"
+)
 
 _SET_VALUE = """function(value) {
   const proto = Object.getPrototypeOf(this);
@@ -69,7 +92,27 @@ _CHANGED = """function() {
   return this.isContentEditable ? this.innerText : this.value;
 }"""
 
-_FOCUS = "function() { this.focus(); return document.activeElement === this; }"
+_FOCUS = (
+    """function() {
+  const host = editingHost(this);
+  if (!host) {
+    this.focus();
+    return document.activeElement === this;
+  }
+  // Editable content (a paragraph of a rich-text editor, the editor itself): its host
+  // takes the focus. Keys go to the caret where the host has the focus and the caret
+  // lies in this element; anywhere else, the caret goes to this element's end.
+  const doc = this.ownerDocument;
+  const selection = doc.getSelection();
+  const atCaret = doc.hasFocus() && doc.activeElement === host && selection.rangeCount > 0
+    && this.contains(selection.focusNode);
+  host.focus();
+  if (!atCaret) select(this, true);
+  return doc.activeElement === host;
+"""
+    + _EDITING_HELPERS_JS
+    + "\n}"
+)
 
 _SELECT = """function(values) {
   if (this.tagName !== 'SELECT') return {error: 'not-select'};
@@ -163,6 +206,10 @@ async def fill(tab: Tab, element: Element, value: str, budget: Budget) -> tuple[
     else:
         await _send_keys(main, chord_events(parse_chord("Delete")), budget)
     final: str = await call_on(element.session, element.object_id, _CHANGED, budget)
+    if kind == "contenteditable" and final.split() == value.split():
+        # Rendered text spaces paragraphs by blank lines and keeps trailing spaces as
+        # no-break ones: the same words are the value that was asked for.
+        final = value
     return final, kind == "password"
 
 

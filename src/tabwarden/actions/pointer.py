@@ -115,7 +115,13 @@ _COVER_OF = (
 )
 """On the element, with what a hit test found: "" when that is the element, inside it,
 or a wrapper (a label) that forwards the click; else how to name the cover."""
-_DESCRIBE = "function() { return describe(this); " + _DESCRIBE_JS + " }"
+_COVER_AT = (
+    "function(x, y) { const hit = document.elementFromPoint(x, y);"
+    " return !hit || hit === this ? '' : describe(hit); " + _DESCRIBE_JS + " }"
+)
+"""On a frame's <iframe>: what the page's hit test finds over it at a viewport point, ""
+when it is the frame (DOM.getNodeForLocation reports a pseudo-element there even when
+its pointer-events are none, as TinyMCE's focus ring over its editor frame is)."""
 _HIT_TEST = "function() { return hitTest(this); " + _HELPERS_JS + " }"
 
 _STATE = (
@@ -334,14 +340,14 @@ async def _cover_over_frame(tab: Tab, element: Element, point: Point, budget: Bu
     resolved = await main.send(
         "DOM.resolveNode",
         {
-            "backendNodeId": hit["backendNodeId"],
+            "backendNodeId": owner["backendNodeId"],
             "executionContextId": await world(registry, tab.target_id, budget),
             "objectGroup": element.object_group,
         },
         budget=budget,
     )
-    description: str = (
-        await call_on(main, resolved["object"]["objectId"], _DESCRIBE, budget) or "another element"
+    description: str = await call_on(
+        main, resolved["object"]["objectId"], _COVER_AT, budget, point.x, point.y
     )
     return description
 

@@ -46,10 +46,14 @@ class _Builder:
         self.covered: list[tuple[SnapshotNode, dict[str, Any]]] = []
 
     def frame(
-        self, frame_id: str, origin: tuple[float, float], seen: tuple[str, ...]
+        self,
+        frame_id: str,
+        origin: tuple[float, float],
+        seen: tuple[str, ...],
+        owner_name: str = "",
     ) -> SnapshotNode:
         """A frame's nodes; ``origin`` is where its viewport's (0, 0) lies in the top
-        document."""
+        document, ``owner_name`` the name of its <iframe>."""
         document = SnapshotNode(role="document", frame=frame_id)
         walk = self.walks.get(frame_id)
         if walk is None or frame_id in seen:
@@ -60,6 +64,10 @@ class _Builder:
             dx, dy = 0.0, 0.0  # the top document is the reference
         inner = (*seen, frame_id)
         document.children = [self.node(raw, walk, dx, dy, inner) for raw in walk.nodes]
+        if owner_name and walk.nodes and walk.nodes[0].get("d") and not document.children[0].name:
+            # An editable document (a rich-text editor's frame) is named by its <iframe>
+            # when its body has no name of its own; a cross-origin body cannot read it.
+            document.children[0].name = owner_name
         return document
 
     def node(
@@ -106,7 +114,7 @@ class _Builder:
             if child_frame is not None:
                 content = raw.get("o") or (box[:2] if box else (0.0, 0.0))
                 node.children.append(
-                    self.frame(child_frame, (content[0] + dx, content[1] + dy), seen)
+                    self.frame(child_frame, (content[0] + dx, content[1] + dy), seen, node.name)
                 )
         return node
 

@@ -248,6 +248,7 @@
   let now = 0;
   let scrollX = 0, scrollY = 0, viewportW = 0, viewportH = 0;
   let overlays = [];     // positioned, hit-testable boxes that can cover others
+  let editableBody = null; // the body of a document edited as a whole (an editor frame)
   let interactive = [];  // [element, node] of reported interactive elements
   let nodeOf = new Map(); // element → its reported node (for naming covers)
 
@@ -376,9 +377,10 @@
       return visible;
     };
     let clickable = false;
-    let editable = false;
-    if (!inside && (role === "" || role === "generic" || role === "none") &&
-        el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) {
+    let editable = false;  // an editing host: a contenteditable, an editable document's body
+    if (!inside && (role === "" || role === "generic" || role === "none" || role === "textbox") &&
+        el.isContentEditable &&
+        (!(el.parentElement && el.parentElement.isContentEditable) || el === editableBody)) {
       editable = true;
       role = "textbox";
     } else if (!inside && !NOT_CLICKABLE.has(role) &&
@@ -421,8 +423,9 @@
       return;
     }
     const children = node_ ? [] : out;
-    // A field's inner text is its value (masked for passwords), shown already.
-    const field = editable || role === "textbox" || role === "searchbox";
+    // A field's inner text is its value (masked for passwords), shown already; the full
+    // view still shows what an editing host holds (its paragraphs can be typed into).
+    const field = editable ? !all : role === "textbox" || role === "searchbox";
     if (!field) {
       const childInside = inside || clickable || (node_ !== null && roleInteractive);
       const hiddenBelow = hidden || isHidden;
@@ -441,6 +444,11 @@
     if (clickable && !node_.n) {
       const text = squash(textOf(el, null, MAX_NAME));
       if (text) node_.n = clip(text);
+    }
+    if (editable) {
+      if (el === editableBody) node_.d = 1;  // named after its <iframe> when it has no name
+      // Text alone is the value already.
+      if (children.length === 1 && children[0].r === "text") children.length = 0;
     }
     if (children.length) node_.c = children;
     out.push(node_);
@@ -473,10 +481,17 @@
     scrollX = window.scrollX; scrollY = window.scrollY;
     viewportW = window.innerWidth; viewportH = window.innerHeight;
     overlays = []; interactive = []; nodeOf = new Map();
+    // A document that is edited as a whole (a rich-text editor's frame: designMode, or a
+    // contenteditable body) is one textbox: its body.
+    const body = document.body;
+    editableBody = body && (document.designMode === "on" || body.isContentEditable) ? body : null;
+    // The body is the active element of any document where nothing has the focus.
+    if (focused === editableBody && editableBody && !document.hasFocus()) focused = null;
     try {
       const roots = [];
-      if (document.documentElement) {
-        walkChildren(document.body || document.documentElement, roots, false, false, false);
+      if (editableBody) walkNode(editableBody, roots, false, false, false);
+      else if (document.documentElement) {
+        walkChildren(body || document.documentElement, roots, false, false, false);
       }
       markCovered();
       if (Math.random() < 0.05) W.prune();
@@ -484,6 +499,7 @@
     } finally {
       // Hold no elements between snapshots.
       listeners = new Set(); focused = null; overlays = []; interactive = []; nodeOf = new Map();
+      editableBody = null;
     }
   }
 
