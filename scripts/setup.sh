@@ -48,11 +48,3 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   touch "$stamp"
 fi
 
-# Third-party packages the browser tests drive (rich-text editors), pinned by
-# tests/thirdparty/package-lock.json: `npm ci` when missing or stale (the tests do the
-# same on their first run).
-if command -v npm >/dev/null 2>&1; then
-  .venv/bin/python -m tests.npm_packages
-else
-  echo "note: npm is missing: the tests against third-party editors (tests/thirdparty) will fail until Node.js and npm are installed" >&2
-fi
