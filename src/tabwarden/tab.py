@@ -8,10 +8,9 @@ import json
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from .actions import batch, forms, pointer, waiting
+from .actions import batch, forms, pointer, upload, waiting
 from .actions.evaluate import EvaluateResult, EvaluationSessions, is_busy
 from .actions.evaluate import evaluate as run_evaluate
 from .actions.receipt import ActionWatch, Receipt
@@ -420,14 +419,16 @@ class Tab:
     async def upload_file(
         self, ref: str, paths: list[str] | str, *, timeout_ms: float | None = None
     ) -> Receipt:
-        """Set the files of an <input type=file>. Files come only from the workspace or a
-        folder allowed in ``files.upload_dirs`` (relative paths are taken from the
-        workspace); anything else raises ``PathNotAllowed``."""
+        """Give files to a file input (hidden ones too; an empty list clears it), to the
+        file chooser a label or button opens when clicked, or to a drop zone (dropped on
+        it). Files come only from the workspace or a folder allowed in
+        ``files.upload_dirs`` (relative paths are taken from the workspace); anything
+        else raises ``PathNotAllowed``."""
 
         async def body(budget: Budget) -> tuple[str, str]:
-            element = await resolve(self, ref, budget)
-            files = await forms.set_files(element, _as_list(paths), budget, self._browser.paths)
-            return element.label, "attached " + ", ".join(Path(f).name for f in files)
+            return await upload.upload_files(
+                self, ref, _as_list(paths), budget, self._browser.paths
+            )
 
         return await self._act("upload_file", timeout_ms, body, ref)
 

@@ -1,8 +1,7 @@
-"""Keyboard and form actions: fill, type, press, select, check, upload, text, scroll."""
+"""Keyboard and form actions: fill, type, press, select, check, text, scroll."""
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING, Any
 
 from ..budget import Budget
@@ -12,7 +11,6 @@ from .keyboard import chord_events, parse_chord, text_events
 from .resolve import Element, call_on
 
 if TYPE_CHECKING:
-    from ..safety.paths import WorkspacePaths
     from ..tab import Tab
 
 __all__ = [
@@ -23,7 +21,6 @@ __all__ = [
     "press",
     "scroll_position",
     "select_options",
-    "set_files",
     "type_text",
 ]
 
@@ -140,11 +137,6 @@ _CHECKED = """function() {
   if (aria === 'true' || aria === 'false') return aria === 'true';
   if (aria === 'mixed') return 'mixed';
   return null;
-}"""
-
-_FILE_INPUT = """function() {
-  return this.tagName === 'INPUT' && this.type === 'file'
-    ? {multiple: this.multiple, disabled: this.disabled} : null;
 }"""
 
 _TEXT = """function(limit) {
@@ -276,44 +268,6 @@ async def check_state(element: Element, budget: Budget) -> bool | str:
         )
     result: bool | str = state
     return result
-
-
-async def set_files(
-    element: Element, paths: list[str], budget: Budget, workspace: WorkspacePaths
-) -> list[str]:
-    """Attach files to a file input. Each must resolve (symlinks followed, no '..'
-    escape) inside the workspace or a folder allowed for uploads (``PathNotAllowed``)."""
-    if isinstance(paths, str):
-        paths = [paths]
-    resolved = []
-    for path in paths:
-        file = workspace.readable(path, what="file to upload")
-        if not os.access(file, os.R_OK):
-            raise InvalidArgument(f"{path!r} cannot be read", hint="check its permissions")
-        resolved.append(str(file))
-    info = await call_on(element.session, element.object_id, _FILE_INPUT, budget)
-    if info is None:
-        raise NotActionable(
-            f"{element.label} is not a file input",
-            ref=element.ref or "",
-            reason="not-file-input",
-            hint="use the ref of the <input type=file> (the snapshot's upload button is often a "
-            "label for it)",
-        )
-    if info["disabled"]:
-        raise NotActionable(
-            f"{element.label} is disabled", ref=element.ref or "", reason="disabled"
-        )
-    if len(resolved) > 1 and not info["multiple"]:
-        raise InvalidArgument(
-            f"{element.label} takes one file, {len(resolved)} were given", hint="pass one path"
-        )
-    await element.session.send(
-        "DOM.setFileInputFiles",
-        {"files": resolved, "backendNodeId": element.backend_node_id},
-        budget=budget,
-    )
-    return resolved
 
 
 async def page_text(

@@ -26,6 +26,7 @@ _FIELDS = {
     "l": "level",
     "u": "url",
     "v": "value",
+    "ac": "accept",
 }
 """The walker's keys that are node fields as they come."""
 
@@ -102,6 +103,10 @@ class _Builder:
                 node.password = bool(value)
             elif key == "k":
                 node.clickable = bool(value)
+            elif key == "m":
+                node.multiple = bool(value)
+            elif key == "hd":
+                node.hidden = bool(value)
         if handle is not None:
             self.by_handle[(frame_id, handle)] = node
         if "x" in raw:

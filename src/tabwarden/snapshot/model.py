@@ -37,6 +37,8 @@ INTERACTIVE_ROLES = frozenset(
         "inputtime",
         "colorwell",
         "draggable",
+        "filechooser",
+        "dropzone",
     }
 )
 
@@ -93,6 +95,13 @@ class SnapshotNode:
     password: bool = False
     clickable: bool = False
     """No interactive role, but the page handles clicks on it (cursor:pointer or a listener)."""
+    accept: str | None = None
+    """A file chooser's ``accept`` (file types it asks for, e.g. ``.pdf,image/*``)."""
+    multiple: bool = False
+    """A file chooser that takes several files."""
+    hidden: bool = False
+    """A file input the page hides itself (a label or button of the page opens it): listed
+    without bounds, as uploads need no pointer on it."""
     covered_by: str | None = None
     """What covers the element's centre, e.g. 'dialog "Cookies" (e40)'."""
     handle: int | None = None
@@ -135,6 +144,8 @@ class SnapshotNode:
             data["covered_by"] = self.covered_by
         if self.clickable:
             data["clickable"] = True
+        if self.role == "filechooser":
+            data.update(accept=self.accept, multiple=self.multiple, hidden=self.hidden)
         if self.children:
             data["children"] = [child.to_dict() for child in self.children]
         return data

@@ -82,7 +82,7 @@ def _shown(node: SnapshotNode, full: bool) -> bool:
     if node.role == "text":
         return False
     if node.interactive:
-        return node.bounds is not None or node.role == "option"
+        return node.bounds is not None or node.role == "option" or node.hidden
     return node.role in _CONTEXT_ROLES or (node.role in _NAMED_CONTEXT_ROLES and bool(node.name))
 
 
@@ -116,10 +116,23 @@ def _line(node: SnapshotNode, origin: str, *, has_children: bool) -> str:
         parts.append(f"[url={_short_url(node.url, origin)}]")
     if node.covered_by:
         parts.append(f"[covered by {node.covered_by}]")
+    if node.role == "filechooser":
+        parts += _chooser_marks(node)
     text = " ".join(parts)
     if node.value and not node.password:
         return f"{text}: {_inline(node.value)}"
     return text + (":" if has_children else "")
+
+
+def _chooser_marks(node: SnapshotNode) -> list[str]:
+    """``[accept=.pdf,image/*] [multiple] [hidden]`` (hidden: the page hides the input; a
+    label or button of the page opens it, and upload_file takes its ref)."""
+    marks = [f"[accept={_inline(node.accept)[:80]}]"] if node.accept else []
+    if node.multiple:
+        marks.append("[multiple]")
+    if node.hidden:
+        marks.append("[hidden]")
+    return marks
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,10 +8,10 @@
 // code between snapshots (a call on a 1,000-element page took 9-11 ms with the code
 // sent each time, 5-6 ms installed).
 //
-// W.snapshot(options, listenerElements): options = {all, added, gone}. Elements with
-// click-like event listeners are found over CDP (script cannot see listeners): `added`
-// are their backend ids, in the order of listenerElements; `gone` are ids whose
-// listeners were removed.
+// W.snapshot(options, listenerElements): options = {all, added, gone, drops}. Elements
+// with click-like or drop event listeners are found over CDP (script cannot see
+// listeners): `added` are their backend ids, in the order of listenerElements; `gone` are
+// ids whose listeners were removed; `drops` are the ids of those that take drops.
 (() => {
   const G = globalThis;
   if (G.__tabwardenWalker) return;
@@ -50,7 +50,7 @@
     "button", "link", "textbox", "searchbox", "combobox", "listbox", "option", "checkbox",
     "radio", "switch", "slider", "spinbutton", "menuitem", "menuitemcheckbox",
     "menuitemradio", "tab", "treeitem", "gridcell", "columnheader", "disclosuretriangle",
-    "date", "datetime", "inputtime", "colorwell",
+    "date", "datetime", "inputtime", "colorwell", "filechooser",
   ]);
   // Shown in the interactive view for context (landmarks only when named).
   const CONTEXT = new Set(["heading", "iframe", "dialog", "alertdialog", "alert"]);
@@ -89,7 +89,7 @@
     "time", "timer", "toolbar", "tooltip", "tree", "treegrid", "treeitem",
   ]);
   const INPUT_ROLES = {
-    button: "button", submit: "button", reset: "button", image: "button", file: "button",
+    button: "button", submit: "button", reset: "button", image: "button", file: "filechooser",
     checkbox: "checkbox", radio: "radio", range: "slider", number: "spinbutton",
     search: "searchbox", date: "date", "datetime-local": "datetime", month: "date",
     week: "date", time: "inputtime", color: "colorwell", hidden: "",
@@ -174,7 +174,7 @@
         const tag = child.tagName;
         if (tag === "IMG" || (tag === "INPUT" && child.type === "image")) {
           out += " " + (child.getAttribute("alt") || "") + " ";
-        } else if (tag === "INPUT" && child.type !== "hidden") {
+        } else if (tag === "INPUT" && child.type !== "hidden" && child.type !== "file") {
           out += " " + (child.type === "password" ? "" : child.value) + " ";
         } else if (tag === "SELECT") {
           const opt = child.selectedOptions && child.selectedOptions[0];
@@ -233,7 +233,7 @@
       const caption = el.querySelector(":scope > figcaption");
       if (caption) return squash(textOf(caption, null, MAX_NAME));
     }
-    if (NAME_FROM_CONTENT.has(role) || tag === "SUMMARY") {
+    if (NAME_FROM_CONTENT.has(role) || tag === "SUMMARY" || tag === "LABEL") {
       const text = squash(textOf(el.shadowRoot || el, null, MAX_NAME * 2));
       if (text) return text;
     }
@@ -244,6 +244,7 @@
   // task, start to end).
   let all = false;
   let listeners = new Set();
+  let drops = new Set();  // elements with drop listeners (drop zones)
   let focused = null;
   let now = 0;
   let scrollX = 0, scrollY = 0, viewportW = 0, viewportH = 0;
@@ -265,11 +266,18 @@
     if (visible) node.b = [rect.left + scrollX, rect.top + scrollY, rect.width, rect.height];
     let f = 0;
     if (tag === "INPUT" && el.type === "password") { node.p = 1; }
-    if (el.disabled === true || el.getAttribute("aria-disabled") === "true") f |= 1;
+    const input = role === "filechooser" && tag === "LABEL" ? el.control : el;
+    if (input.disabled === true || el.getAttribute("aria-disabled") === "true") f |= 1;
     if (el === focused) f |= 2;
     if (el.required === true || el.getAttribute("aria-required") === "true") f |= 4;
     if (el.readOnly === true || el.getAttribute("aria-readonly") === "true") f |= 8;
     if (f) node.f = f;
+    if (role === "filechooser") {
+      if (input.accept) node.ac = clip(input.accept);
+      if (input.multiple) node.m = 1;
+      const names = input.files ? [...input.files].map((file) => file.name).join(", ") : "";
+      if (names) node.v = clip(names);
+    }
     if (tag === "INPUT" && (el.type === "checkbox" || el.type === "radio")) {
       node.ck = el.indeterminate ? "mixed" : el.checked;
     } else if (role === "checkbox" || role === "radio" || role === "switch" ||
@@ -359,7 +367,14 @@
     if (SKIP_TAGS.has(tag) || el.getAttribute("aria-hidden") === "true") return;
     const cs = getComputedStyle(el);
     const display = cs.display;
-    if (display === "none") return;
+    if (display === "none") {
+      if (tag === "INPUT" && el.type === "file" && !hidden && !shownLabel(el)) {
+        const node_ = report(el, tag, "filechooser", cs, null, false);
+        node_.hd = 1;
+        out.push(node_);
+      }
+      return;
+    }
     const visibility = cs.visibility;
     const isHidden = hidden ? visibility !== "visible" : visibility === "hidden" || visibility === "collapse";
     let role = roleOf(el, tag);
@@ -376,6 +391,21 @@
       }
       return visible;
     };
+    // File choosers: a file input, or the label that opens one the page conceals (the
+    // label stands for it; the input itself is then left out).
+    let concealedInput = false;
+    let omitted = false;
+    if (role === "filechooser" && tag === "INPUT") {
+      if (concealed(el, cs)) {
+        if (hidden || shownLabel(el)) omitted = true;
+        else concealedInput = true;
+      }
+    } else if (tag === "LABEL" && role === "label") {
+      const control = el.control;
+      if (control && control.tagName === "INPUT" && control.type === "file" && concealed(control)) {
+        role = "filechooser";
+      }
+    }
     let clickable = false;
     let editable = false;  // an editing host: a contenteditable, an editable document's body
     if (!inside && (role === "" || role === "generic" || role === "none" || role === "textbox") &&
@@ -392,8 +422,12 @@
     }
     const roleInteractive = INTERACTIVE.has(role);
     let shownRole = "";
-    if (clickable) shownRole = el.getAttribute("draggable") === "true" ? "draggable" : "clickable";
-    else if (role && role !== "none" && role !== "generic" && (
+    if (clickable) {
+      shownRole = el.getAttribute("draggable") === "true" ? "draggable"
+        : drops.has(el) ? "dropzone" : "clickable";
+    } else if (omitted) {
+      shownRole = "";
+    } else if (role && role !== "none" && role !== "generic" && (
       all || roleInteractive || CONTEXT.has(role) || role === "listbox" ||
       // The interactive view shows landmarks only when they are named.
       (LANDMARKS.has(role) && (el.hasAttribute("aria-label") ||
@@ -401,9 +435,12 @@
       shownRole = role;
     }
     if (shownRole) measure();
-    const node_ = shownRole ? report(el, tag, shownRole, cs, rect, visible) : null;
+    // A concealed input is listed without a box: it cannot be clicked where it is.
+    const shown = visible && !concealedInput;
+    const node_ = shownRole ? report(el, tag, shownRole, cs, rect, shown) : null;
     if (node_ && clickable) node_.k = 1;
-    if (node_ && visible && (clickable || roleInteractive)) {
+    if (node_ && concealedInput) node_.hd = 1;
+    if (node_ && shown && (clickable || roleInteractive)) {
       interactive.push([el, node_]);
       // Kept with the time it was first seen there: snapshots that keep finding it in
       // the same place tell an element at rest (see pointer.py's stability check).
@@ -454,6 +491,27 @@
     out.push(node_);
   }
 
+  // A file input the page hides itself (display:none, invisible, transparent, a pixel or
+  // two, off-screen, clipped away) — the common styled pattern, where a label or a button
+  // opens it.
+  function concealed(input, cs) {
+    cs = cs || getComputedStyle(input);
+    if (cs.display === "none" || cs.visibility !== "visible") return true;
+    if (parseFloat(cs.opacity) < 0.05 || cs.clip === "rect(0px, 0px, 0px, 0px)") return true;
+    const r = input.getBoundingClientRect();
+    return r.width <= 2 || r.height <= 2 || r.right + scrollX <= 0 || r.bottom + scrollY <= 0;
+  }
+
+  // A label of the input that is on show (it opens the input's chooser when clicked).
+  function shownLabel(input) {
+    for (const label of input.labels || []) {
+      if (!label.checkVisibility({ opacityProperty: true, visibilityProperty: true })) continue;
+      const r = label.getBoundingClientRect();
+      if (r.width > 2 && r.height > 2) return label;
+    }
+    return null;
+  }
+
   function hasInteractive(nodes) {
     for (const n of nodes) {
       if (n.k || INTERACTIVE.has(n.r) || (n.c && hasInteractive(n.c))) return true;
@@ -468,10 +526,14 @@
       if (listenerElements[i]) W.listening.set(id, new WeakRef(listenerElements[i]));
     });
     listeners = new Set();
+    drops = new Set();
+    const dropIds = new Set(options.drops || []);
     for (const [id, ref] of W.listening) {
       const el = ref.deref();
-      if (el) listeners.add(el);
-      else W.listening.delete(id);
+      if (el) {
+        listeners.add(el);
+        if (dropIds.has(id)) drops.add(el);
+      } else W.listening.delete(id);
     }
     focused = document.activeElement;
     while (focused && focused.shadowRoot && focused.shadowRoot.activeElement) {
@@ -498,8 +560,8 @@
       return JSON.stringify({ n: roots, sx: scrollX, sy: scrollY, t: document.title, w: W.token });
     } finally {
       // Hold no elements between snapshots.
-      listeners = new Set(); focused = null; overlays = []; interactive = []; nodeOf = new Map();
-      editableBody = null;
+      listeners = new Set(); drops = new Set(); focused = null; overlays = []; interactive = [];
+      nodeOf = new Map(); editableBody = null;
     }
   }
 

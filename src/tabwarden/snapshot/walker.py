@@ -4,8 +4,8 @@ The walker runs in tabwarden's own isolated world of each frame: the page's
 scripts can neither see it nor change what it reads. One call per frame returns
 the frame's view as compact JSON; elements carry *handles* that stay the same
 while the element lives (a WeakMap in that world), which is what refs are made
-of. Click listeners are the one thing page script cannot see, so they are read
-over CDP (``DOMDebugger.getEventListeners``) and handed to the walker.
+of. Click and drop listeners are the one thing page script cannot see, so they are
+read over CDP (``DOMDebugger.getEventListeners``) and handed to the walker.
 """
 
 from __future__ import annotations
@@ -36,6 +36,8 @@ _KEEP = "tabwarden-snapshot-keep"
 _CLICK_EVENTS = frozenset(
     {"click", "mousedown", "mouseup", "pointerdown", "pointerup", "touchstart", "touchend"}
 )
+_DROP_EVENT = "drop"
+"""An element with a drop listener of its own is a drop zone (files can be dropped on it)."""
 _MAX_LISTENER_NODES = 300
 """Above this many elements with click listeners in a frame, listener-only clickables are
 not looked for (cursor:pointer, onclick attributes and roles still are): each element
@@ -186,6 +188,8 @@ class _Listeners:
     """The document's objectId in the page's main world (kept while that world lives)."""
     page_context: int | None = None
     resolved: set[int] = field(default_factory=set)
+    drops: list[int] = field(default_factory=list)
+    """Those of ``resolved`` with a drop listener (as of the last listener read)."""
     unresolvable: set[int] = field(default_factory=set)
     """Listener nodes this world cannot hold (they belong to another frame's document)."""
 
@@ -216,8 +220,9 @@ async def _walk(
                 # and ask for the listeners at once (the walk first: the page runs
                 # them in order, and the walk is what the snapshot waits for); walk
                 # again only if they changed.
+                drops = memo.drops
                 walking = asyncio.ensure_future(
-                    _call_walker(session, memo, all_nodes, [], [], [], budget)
+                    _call_walker(session, memo, all_nodes, [], [], [], drops, budget)
                 )
                 changes = asyncio.ensure_future(
                     _listener_changes(session, memo, page_context, budget, grouped)
@@ -226,15 +231,17 @@ async def _walk(
                     added, objects, gone = await changes
                 finally:
                     data = await walking
-                if added or gone:
+                if added or gone or memo.drops != drops:
                     data = await _call_walker(
-                        session, memo, all_nodes, added, objects, gone, budget
+                        session, memo, all_nodes, added, objects, gone, memo.drops, budget
                     )
             else:
                 added, objects, gone = await _listener_changes(
                     session, memo, page_context, budget, grouped
                 )
-                data = await _call_walker(session, memo, all_nodes, added, objects, gone, budget)
+                data = await _call_walker(
+                    session, memo, all_nodes, added, objects, gone, memo.drops, budget
+                )
         except _WalkerFailed:
             raise
         except CDPError:
@@ -274,14 +281,16 @@ async def _call_walker(
     added: list[int],
     objects: list[str],
     gone: list[int],
+    drops: list[int],
     budget: Budget,
 ) -> dict[str, Any]:
-    """The frame's view, decoded (while the listeners' reply may still be on its way)."""
+    """The frame's view, decoded (while the listeners' reply may still be on its way);
+    ``drops``: the listener elements that take drops."""
     call = {
         "functionDeclaration": _RUN_WALKER,
         "executionContextId": memo.context,
         "arguments": [
-            {"value": {"all": all_nodes, "added": added, "gone": gone}},
+            {"value": {"all": all_nodes, "added": added, "gone": gone, "drops": drops}},
             *({"objectId": object_id} for object_id in objects),
         ],
         "returnByValue": True,
@@ -328,8 +337,9 @@ async def _listener_changes(
     budget: Budget,
     grouped: set[CDPSession],
 ) -> tuple[list[int], list[str], list[int]]:
-    """Elements with click-like listeners that the world does not hold yet (backend ids
-    and their objects there), and those it holds that have none any more."""
+    """Elements with click-like or drop listeners that the world does not hold yet
+    (backend ids and their objects there), and those it holds that have none any more.
+    Those with drop listeners are noted in ``memo.drops``."""
     if memo.document is None or memo.page_context != page_context:
         # The document as the page's own world sees it: asking for the listeners of an
         # isolated world's document object crashes Chromium's renderer (156) after a
@@ -350,14 +360,20 @@ async def _listener_changes(
         {"objectId": memo.document, "depth": -1, "pierce": True},
         budget=budget,
     )
-    current = {
-        listener["backendNodeId"]
-        for listener in reply.get("listeners", ())
-        if listener.get("type") in _CLICK_EVENTS and listener.get("backendNodeId")
-    }
+    current: set[int] = set()
+    drops: set[int] = set()
+    for listener in reply.get("listeners", ()):
+        node, kind = listener.get("backendNodeId"), listener.get("type")
+        if node and kind in _CLICK_EVENTS:
+            current.add(node)
+        elif node and kind == _DROP_EVENT:
+            current.add(node)
+            drops.add(node)
     if len(current) > _MAX_LISTENER_NODES:
         logger.debug("snapshot: %d elements with click listeners: not resolved", len(current))
+        memo.drops = []
         return [], [], sorted(memo.resolved)
+    memo.drops = sorted(drops)
     gone = sorted(memo.resolved - current)
     new = sorted(current - memo.resolved - memo.unresolvable)
     if not new:

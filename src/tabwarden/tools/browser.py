@@ -314,8 +314,10 @@ async def scroll(ctx: ToolContext, p: ScrollParams) -> ToolResult:
 
 
 class UploadParams(Params):
-    ref: str = Field(description="The file input (a ref)")
-    paths: list[str] = Field(description="Files to attach")
+    ref: str = Field(
+        description="A filechooser or dropzone, or a button that opens a file chooser (a ref)"
+    )
+    paths: list[str] = Field(description="Files to attach, from the workspace")
     tab_id: str | None = TabId
     timeout_ms: float | None = Timeout
 
@@ -526,7 +528,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         "browser_snapshot",
         "core",
         "Read the page: interactive elements with refs (e7) to act on. Use before acting "
-        "and after big changes; full=true for all text.",
+        "and after big changes; full=true for all text. A filechooser is a file input or "
+        "the label that opens it ([hidden]: an input the page hides), a dropzone takes "
+        "dropped files: give files to either with upload_file.",
         SnapshotParams,
         snapshot,
         read_only=True,
@@ -700,6 +704,12 @@ TOOLS: tuple[ToolSpec, ...] = (
         destructive=True,
     ),
     ToolSpec(
-        "browser_upload_file", "files", "Attach files to a file input.", UploadParams, upload_file
+        "browser_upload_file",
+        "files",
+        "Attach files: to a filechooser of the snapshot (a file input, [hidden] ones too, or "
+        "its label), through the chooser a button opens when clicked, or dropped on a "
+        "dropzone. Fails, saying so, when the element opens no chooser.",
+        UploadParams,
+        upload_file,
     ),
 )
