@@ -51,6 +51,8 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             cookie = self.headers.get("Cookie", "")
             self._send(200, f"<title>{cookie or 'no cookies'}</title><p id=c>{cookie}</p>")
         elif route[0] == "redirect":
+            # ?ms= holds the redirect back: a hop that comes well after the first.
+            time.sleep(min(float(query.get("ms", "0")) / 1000, 30))
             self.send_response(302)
             self.send_header("Location", query.get("to", "/index.html"))
             self.send_header("Content-Length", "0")

@@ -47,6 +47,7 @@ from .metrics import Metrics
 from .navigation import NavigationResult, check_wait_until, normalize_url
 from .safety.guard import PolicyDecision
 from .safety.paths import WorkspacePaths
+from .safety.raw_cdp import send_raw
 from .safety.redaction import Redactor
 from .safety.reserved import check_raw_method
 from .safety.url_policy import Verdict
@@ -347,7 +348,15 @@ class BrowserSession:
             tab = self.get_tab(target_id)
             return await tab.cdp(method, params, frame_id=frame_id, timeout_ms=timeout_ms)
         async with self._operation(timeout_ms, "action") as budget:
-            return await self._browser_cdp().send(method, params, budget=budget)
+            return await send_raw(
+                self._browser_cdp(),
+                method,
+                params,
+                budget,
+                guard=self.supervisor.guard,
+                paths=self.paths,
+                tab=None,
+            )
 
     # ---- storage and emulation -----------------------------------------------------
 
@@ -749,6 +758,10 @@ class BrowserSession:
             )
             # Downloads go to the workspace before any page can start one.
             await self._downloads.enable(connection, budget)
+            # The URL policy for the first load of pages created with a URL, which
+            # starts before their own session's Fetch (safety/guard.py).
+            for method, params in self.supervisor.guard.browser_fetch_commands():
+                await browser.send(method, params, budget=budget)
             # Pages (popups included) attach paused, so a tab is set up before its
             # first script runs; each is resumed once set up (Tab._setup).
             await browser.send(

@@ -51,6 +51,7 @@ from .navigation import (
     check_wait_until,
     normalize_url,
 )
+from .safety.raw_cdp import send_raw
 from .safety.reserved import check_raw_method
 from .screenshot import Screenshot, save_screenshot
 from .screenshot import capture as capture_screenshot
@@ -833,7 +834,15 @@ class Tab:
             params = dict(params or {})
             if frame_id is not None and frame_id != self.target_id:
                 session, params = self._frame_route(frame_id, method, params)
-            return await session.send(method, params, budget=budget)
+            return await send_raw(
+                session,
+                method,
+                params,
+                budget,
+                guard=self._browser.supervisor.guard,
+                paths=self._browser.paths,
+                tab=self,
+            )
 
     def _frame_route(
         self, frame_id: str, method: str, params: dict[str, Any]

@@ -1,19 +1,27 @@
 """Enforcing the URL policy in the browser, on every path a page can take.
 
-Two checks: before tabwarden itself navigates (``Tab.navigate``, ``new_tab``),
-and in the browser, where ``Fetch`` pauses every document request (pages,
-frames, popups, each redirect hop; every request with
-``policy.intercept_subresources``) on every page and OOPIF session, set up
+Two checks: before tabwarden itself navigates (``Tab.navigate``, ``new_tab``, the
+raw ``cdp`` commands that carry a URL), and in the browser, where ``Fetch`` pauses
+every document request (pages, frames, popups, each redirect hop; every request
+with ``policy.intercept_subresources``) on every page and OOPIF session, set up
 before the target runs. A denied request fails with ``BlockedByClient`` (the tab
 shows Chromium's "blocked" page); an allowed one continues. Each decision is
 logged (logger ``tabwarden.policy``, credentials and query stripped) and kept in
 a bounded ring; actions report the blocks they caused in their receipts.
+
+A page the browser creates with a URL (``Target.createTarget``, a link opened in a
+new tab by Ctrl/Shift/middle click, an extension) starts loading before it is
+attached, so its page session's ``Fetch`` comes too late for that first load. One
+more ``Fetch.enable`` on the browser target, for documents, pauses those requests
+before they leave: each document request is judged by whichever interceptor
+pauses it first (the pair share a network id), the other lets it through.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -23,7 +31,7 @@ from ..cdp.protocol import Event
 from ..errors import NavigationFailed, PolicyDenied
 from ..navigation import navigation_failure
 from ..supervisor.buffers import Ring, RingStatistics
-from .url_policy import UrlPolicy, Verdict
+from .url_policy import ParsedURL, UrlPolicy, Verdict, parse_url
 
 if TYPE_CHECKING:
     from ..session import BrowserSession
@@ -39,6 +47,9 @@ RECENT_DECISIONS = 100
 RECENT_BLOCKS = 50
 _POPUP_WAIT_S = 2.0
 _RECEIPT_LINES = 5
+_SIGHTINGS = 256
+"""Document requests paused by one interceptor whose pause by the other is still to come."""
+_HOST_OR_FILE = ("http", "https", "file")
 
 Kind = Literal["navigation", "frame", "subresource"]
 
@@ -92,6 +103,9 @@ class PolicyGuard:
         self._recent: Ring[PolicyDecision] = Ring(RECENT_DECISIONS)
         self._blocked: Ring[PolicyDecision] = Ring(RECENT_BLOCKS)
         self._sequence = 0
+        self._sightings: OrderedDict[tuple[str, str], bool] = OrderedDict()
+        """(network id, URL) of a document request → whether the browser-wide
+        interceptor paused it (rather than a page's)."""
 
     @property
     def policy(self) -> UrlPolicy:
@@ -107,7 +121,12 @@ class PolicyGuard:
         blocked), every request with ``policy.intercept_subresources``."""
         if self._browser.config.policy.intercept_subresources:
             return [{"urlPattern": "*", "requestStage": "Request"}]
-        return [{"urlPattern": "*", "resourceType": "Document", "requestStage": "Request"}]
+        return [dict(_DOCUMENTS)]
+
+    def browser_fetch_commands(self) -> list[tuple[str, dict[str, Any]]]:
+        """The browser target's ``Fetch.enable``: every document request, whichever page
+        it is for, including the first load of a page created with a URL."""
+        return [("Fetch.enable", {"patterns": [dict(_DOCUMENTS)]})]
 
     # ---- reading -------------------------------------------------------------------
 
@@ -131,10 +150,10 @@ class PolicyGuard:
     ) -> list[str]:
         """What an action's receipt says about requests the policy blocked since ``since``
         (wall clock): in the tab, its frames, or a popup it opened. A popup (target id in
-        ``popups``) whose first page is not judged yet is waited for, briefly."""
+        ``popups``) whose first page is not blocked or committed yet is waited for, briefly."""
         wait = budget.child(_POPUP_WAIT_S) if popups else budget
-        while any(self._unjudged(target_id, since) for target_id in popups) and not wait.expired:
-            await wait.sleep(0.01)  # the popup is being set up; its request comes next
+        while any(self._undecided(target_id, since) for target_id in popups) and not wait.expired:
+            await wait.sleep(0.01)  # the popup is being set up or loaded; a block comes next
         blocked = [d for d in self.decisions(tab=tab, blocked_only=True) if d.at >= since]
         lines = []
         for decision in blocked[:_RECEIPT_LINES]:
@@ -161,6 +180,21 @@ class PolicyGuard:
         frame_id = tab.target_id if tab is not None else ""
         raise self.denied(self._record(verdict, "navigation", "Document", tab, frame_id))
 
+    def check_command(
+        self, method: str, url: str, tab: Tab | None, *, kind: Kind = "navigation"
+    ) -> None:
+        """Refuse a raw CDP command that would load a URL the policy does not allow."""
+        verdict = self.policy.check(url)
+        if verdict.allowed:
+            return
+        frame_id = tab.target_id if tab is not None else ""
+        resource_type = "Document" if kind != "subresource" else "Other"
+        decision = self._record(verdict, kind, resource_type, tab, frame_id)
+        raise PolicyDenied(
+            f"{method} to {decision.url} blocked by policy: {decision.rule}",
+            hint=decision.hint or None,
+        )
+
     def navigation_failure(
         self, tab: Tab, url: str, error: str, mark: int
     ) -> PolicyDenied | NavigationFailed:
@@ -182,6 +216,17 @@ class PolicyGuard:
                 return decision
         return None
 
+    def blocked_since(self, tab: Tab | None, mark: int) -> PolicyDecision | None:
+        """The latest document (page or frame) of ``tab`` (None: of no known tab) the
+        guard blocked after ``mark``, if any."""
+        tab_id = tab.id if tab is not None else ""
+        for decision in reversed(self._blocked.items()):
+            if decision.sequence <= mark:
+                break
+            if decision.tab_id == tab_id and decision.kind != "subresource":
+                return decision
+        return None
+
     @staticmethod
     def denied(decision: PolicyDecision) -> PolicyDenied:
         what = "navigation" if decision.kind == "navigation" else "request"
@@ -193,13 +238,25 @@ class PolicyGuard:
     # ---- requests paused by Fetch (on the reader: never awaits) ----------------------
 
     def judge(self, event: Event) -> PolicyDecision:
-        """Decide on a ``Fetch.requestPaused`` request and record it."""
+        """Decide on a ``Fetch.requestPaused`` request and record it: paused by a page or
+        frame session, or browser-wide (no session; a document of a page not set up yet,
+        or one its page session already judged)."""
         params = event.params
         url = params.get("request", {}).get("url", "")
         resource_type = params.get("resourceType", "Other")
-        owner = self._browser._tab_of_session(event.session_id)
-        tab = owner[0] if owner is not None else None
         frame_id = params.get("frameId", "")
+        browser_wide = event.session_id is None
+        if resource_type == "Document" and self._judged_by_the_other(params, url, browser_wide):
+            return self._pass(url, resource_type, frame_id)
+        if browser_wide:
+            tab = self._tab_of_frame(frame_id)
+            if tab is None and (parse_url(url) or _NO_URL).scheme not in _HOST_OR_FILE:
+                # Not a tab's: the browser's own pages (DevTools, an extension's) reach
+                # no host and no file; the policy is for the pages agents drive.
+                return self._pass(url, resource_type, frame_id)
+        else:
+            owner = self._browser._tab_of_session(event.session_id)
+            tab = owner[0] if owner is not None else None
         kind: Kind = "subresource"
         if resource_type == "Document":
             main = tab is None or frame_id == tab.target_id
@@ -215,12 +272,41 @@ class PolicyGuard:
 
     # ---- private -------------------------------------------------------------------
 
-    def _unjudged(self, target_id: str, since: float) -> bool:
-        """A new tab that shows nothing yet and whose first document was not judged."""
+    def _judged_by_the_other(self, params: dict[str, Any], url: str, browser_wide: bool) -> bool:
+        """Whether the other interceptor (the browser's, or the page's) already paused,
+        and so judged, this hop of this document request: a page's document requests
+        are paused by both, its page session's first. A hop denied there never gets here."""
+        network_id = params.get("networkId", "")
+        if not network_id:
+            return False
+        key = (network_id, url)
+        first = self._sightings.pop(key, None)
+        if first is not None and first != browser_wide:
+            return True
+        self._sightings[key] = browser_wide
+        if len(self._sightings) > _SIGHTINGS:
+            self._sightings.popitem(last=False)
+        return False
+
+    def _tab_of_frame(self, frame_id: str) -> Tab | None:
+        tab = self._browser._tab_by_target(frame_id)
+        if tab is None:
+            tab_id = self._browser._tab_id_of_frame(frame_id)
+            tab = self._browser._tab_by_id(tab_id) if tab_id is not None else None
+        return tab
+
+    def _pass(self, url: str, resource_type: str, frame_id: str) -> PolicyDecision:
+        """Let a request through unrecorded (judged elsewhere, or not the policy's)."""
+        verdict = Verdict(True, url, "judged elsewhere")
+        return _allowed_subresource(verdict, resource_type, None, frame_id, self._sequence)
+
+    def _undecided(self, target_id: str, since: float) -> bool:
+        """A new tab that shows nothing yet and whose first page is neither blocked nor
+        committed: an allowed hop may redirect on to a blocked one."""
         tab = self._browser._tab_by_target(target_id)
         if tab is None or tab.closed or tab.url:
             return False  # about:blank, data: or a page that committed: nothing to wait for
-        return not any(d.tab_id == tab.id and d.at >= since for d in self._recent.items())
+        return not any(d.tab_id == tab.id and d.at >= since for d in self._blocked.items())
 
     def _record(
         self, verdict: Verdict, kind: Kind, resource_type: str, tab: Tab | None, frame_id: str
@@ -248,6 +334,10 @@ class PolicyGuard:
             self._blocked.append(decision)
             logger.warning("blocked %s %s%s: %s", kind, verdict.url, where, verdict.rule)
         return decision
+
+
+_DOCUMENTS = {"urlPattern": "*", "resourceType": "Document", "requestStage": "Request"}
+_NO_URL = ParsedURL("", "", None, None, "")
 
 
 def _allowed_subresource(

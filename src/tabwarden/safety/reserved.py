@@ -4,7 +4,12 @@ Fetch interception carries the URL policy and the dialog bridge (a second
 ``Fetch.enable`` replaces the patterns, ``Fetch.disable`` ends them, and
 answering a paused request twice breaks the one dispatcher); the download
 behaviour keeps files inside the workspace; auto-attach keeps every new page
-paused until it is set up (policy, emulation, dialogs).
+paused until it is set up (policy, emulation, dialogs), and a tab's session
+carries all of that. Some methods would carry commands past these checks (a
+message to another session, CDP handed to page script or to a DevTools window),
+and an unpacked extension would run with network access the policy never sees.
+The commands that may go through but carry a URL or a file are judged in
+``raw_cdp.py``.
 """
 
 from __future__ import annotations
@@ -25,6 +30,14 @@ RESERVED_METHODS = {
     "Page.setDownloadBehavior": "downloads go only into the workspace",
     "Target.setAutoAttach": "new pages and frames are held until they are set up",
     "Target.setDiscoverTargets": "tabs are tracked through it",
+    "Target.autoAttachRelated": "new pages and frames are held until they are set up",
+    "Target.detachFromTarget": "a tab's session carries its URL policy, dialogs and emulation",
+    "Target.sendMessageToTarget": "it would carry any command past these checks",
+    "Target.exposeDevToolsProtocol": "it would hand the page's own script raw CDP",
+    "Target.openDevTools": "a DevTools window drives the page outside tabwarden",
+    "Network.setRequestInterception": "the URL policy intercepts requests (with Fetch)",
+    "Network.continueInterceptedRequest": "the URL policy intercepts requests (with Fetch)",
+    "Extensions.loadUnpacked": "an extension has network access the URL policy never sees",
 }
 
 
