@@ -75,6 +75,15 @@ async def test_reading_every_page_walks_the_page_once_and_the_pages_agree(tab, s
             assert "changed" not in "\n".join(_header(page))
             assert page.lines is first.lines
     assert "# 111 lines match 'number 1'" in _header(pages[0])
+    # A scope pages the same way: the subtree's lines, from one walk.
+    await tab.navigate(server.url("/paging.html"))
+    table = next(n.ref for n in (await tab.snapshot(full=True)).root.walk() if n.role == "table")
+    with recorded_commands() as commands:
+        pages = await _read_all(tab, max_chars=2_000, scope=table)
+    assert len(pages) >= 3 and _walks(commands) == 1
+    assert f"# scope {table}" in _header(pages[-1])
+    assert [line for page in pages for line in _body(page)] == pages[0].lines
+    assert len(pages[0].lines) == 400  # a link per row
 
 
 async def test_a_change_on_the_page_between_pages_is_reported_on_the_next_page(tab, server):

@@ -43,7 +43,8 @@ class Snapshot:
     state: SupervisorState | None = field(default=None, repr=False)
     """Pending and recent dialogs, console errors and the frame tree at that moment."""
     capture: str = ""
-    """The capture (one walk of the page) this page is cut from; cursors name it."""
+    """The capture (one walk of the page) this page is cut from; cursors name it. The tab
+    keeps it while it has pages left to read (its last few such)."""
     changed: bool | None = None
     """On a later page: whether the live page has changed since the capture (None on
     the first page, or when the page could not tell)."""
