@@ -8,6 +8,7 @@ which Playwright drives too, so both measure the same browser build)::
     .venv/bin/python bench/bench_snapshot.py --quick             # fewer runs, a rough look
     .venv/bin/python bench/bench_snapshot.py --sizes 100,1000    # only these page sizes
     .venv/bin/python bench/bench_snapshot.py --profile           # + cProfile of one snapshot
+    .venv/bin/python bench/bench_snapshot.py --sizes 100 --table-rows 2000  # paging, mostly
 
 For each page size it measures, in interleaved rounds (the order alternates, so
 neither library always goes first): tabwarden's interactive and full snapshots,
@@ -17,8 +18,10 @@ the page by ref (tabwarden, with its receipt's diff and without it) against
 Playwright's ``locator("#target").click()``. At the largest size it breaks one
 interactive snapshot into its stages (the walker in the page, the walk with its CDP
 calls and decoding, tree building, rendering) and traces the CDP commands of one
-click. It prints medians and p90s in tables, and checks at the end that no
-browser process it started is left running. This is a measurement script, not a
+click. Then it reads every page of a long table (``--table-rows``, default 2,000)
+with the default page size, cursor after cursor, against Playwright's one
+``aria_snapshot()`` of it. It prints medians and p90s in tables, and checks at the
+end that no browser process it started is left running. This is a measurement script, not a
 test: it always exits 0 unless something breaks, whatever the figures.
 
 The row marked "patched" changes tabwarden's behaviour inside this process only (a
@@ -52,7 +55,7 @@ from typing import Any
 
 import psutil
 from figures import Row, Table, ms_since
-from pages import INTERACTIVE_KINDS, GeneratedPage, generate_page
+from pages import INTERACTIVE_KINDS, GeneratedPage, generate_page, generate_table_page
 from playwright.async_api import Browser as PWBrowser
 from playwright.async_api import Page as PWPage
 from playwright.async_api import async_playwright
@@ -61,7 +64,7 @@ import tabwarden
 from tabwarden.actions.receipt import ActionWatch
 from tabwarden.budget import Budget
 from tabwarden.cdp.connection import CDPConnection
-from tabwarden.snapshot import Snapshot, page_lines
+from tabwarden.snapshot import DEFAULT_MAX_CHARS, Snapshot, page_lines
 from tabwarden.snapshot.build import build_tree
 from tabwarden.snapshot.render import render_lines
 from tabwarden.snapshot.walker import walk_frames, world
@@ -86,6 +89,9 @@ CHARS_TARGET = 0.6
 CLICK_TARGET = 0.7
 QUICK_SKIP_S = 20.0
 """--quick skips a page of 10,000+ elements whose warm-up round takes longer than this."""
+PAGING_TARGET = 0.5
+"""Reading every page of the long table, against Playwright's one aria_snapshot() of it."""
+DEFAULT_TABLE_ROWS = 2_000
 
 _PW_INTERACTIVE = re.compile(r"^\s*- (" + "|".join(INTERACTIVE_KINDS) + r")\b")
 _TW_INTERACTIVE = re.compile(r"^\s*- (" + "|".join(INTERACTIVE_KINDS) + r")\b.*\[ref=e\d+\]")
@@ -443,6 +449,117 @@ async def bench_clicks(c: Contenders, result: SizeResult, plan: Plan) -> Table:
     return table
 
 
+# ---- (6) paging through a long table ---------------------------------------------------
+
+
+async def read_every_page(tab: Tab, *, full: bool) -> list[Snapshot]:
+    """Every page of one snapshot at the default page size, cursor after cursor."""
+    pages = [await tab.snapshot(full=full, timeout_ms=CALL_TIMEOUT_MS)]
+    while (cursor := pages[-1].page.next_cursor) is not None:
+        pages.append(await tab.snapshot(full=full, cursor=cursor, timeout_ms=CALL_TIMEOUT_MS))
+    return pages
+
+
+@contextlib.contextmanager
+def counted_walks() -> Iterator[list[int]]:
+    """Bench-only: count the walker's runs (one CDP call per frame walked)."""
+    count = [0]
+    original = CDPConnection.send
+
+    async def send(self: CDPConnection, method: str, params: Any = None, **kwargs: Any) -> Any:
+        if method == "Runtime.callFunctionOn" and ".snapshot(options" in str(
+            (params or {}).get("functionDeclaration", "")
+        ):
+            count[0] += 1
+        return await original(self, method, params, **kwargs)
+
+    CDPConnection.send = send  # type: ignore[method-assign]
+    try:
+        yield count
+    finally:
+        CDPConnection.send = original  # type: ignore[method-assign]
+
+
+async def bench_paging(c: Contenders, page: GeneratedPage, plan: Plan) -> Table:
+    """Reading every page of a long table: one walk, then pages cut from that capture."""
+    read: dict[str, list[Snapshot]] = {}
+    aria = ""
+
+    async def tw_interactive() -> None:
+        read["interactive"] = await read_every_page(c.tab, full=False)
+
+    async def tw_full() -> None:
+        read["full"] = await read_every_page(c.tab, full=True)
+
+    async def tw_walk_per_page() -> None:
+        # What reading the interactive pages cost when each page walked the page again.
+        for _ in read["interactive"]:
+            await c.tab.snapshot(timeout_ms=CALL_TIMEOUT_MS)
+
+    async def pw_aria() -> None:
+        nonlocal aria
+        aria = await c.page.locator("body").aria_snapshot(timeout=CALL_TIMEOUT_MS)
+
+    await tw_interactive()
+    calls: dict[str, Callable[[], Awaitable[None]]] = {
+        "tabwarden every page, interactive": tw_interactive,
+        "tabwarden every page, full=True": tw_full,
+        f"tabwarden {len(read['interactive'])} walks (a walk per page, as before)": (
+            tw_walk_per_page
+        ),
+        "playwright aria_snapshot(), all at once": pw_aria,
+    }
+    for _ in range(plan.warmup):
+        for call in calls.values():
+            await call()
+    rounds = plan.rounds(page.size)
+    samples = await _interleaved(calls, rounds)
+    with counted_walks() as walks:
+        await tw_full()
+    later: list[float] = []
+    cursor = read["full"][0].page.next_cursor
+    while cursor is not None:  # the cost of one later page (no walk) on its own
+        start = time.perf_counter_ns()
+        snap = await c.tab.snapshot(full=True, cursor=cursor, timeout_ms=CALL_TIMEOUT_MS)
+        later.append(ms_since(start))
+        cursor = snap.page.next_cursor
+    rows = page.interactive["link"]
+    table = Table(
+        f"(6) read every page of a {rows:,}-row table ({page.size:,} elements, "
+        f"max_chars={DEFAULT_MAX_CHARS:,}) — {rounds} interleaved rounds after "
+        f"{plan.warmup} warm-up"
+    )
+    target = f"<= {PAGING_TARGET}x playwright"
+    for name, values in samples.items():
+        table.add(Row(name, "ms", tuple(values), target if name.endswith("interactive") else ""))
+    table.add(Row("tabwarden one later page (full), no walk", "ms", tuple(later)))
+    medians = {name: statistics.median(values) for name, values in samples.items()}
+    pw_ms = medians.pop("playwright aria_snapshot(), all at once")
+    ratio = medians["tabwarden every page, interactive"] / pw_ms
+    table.note(
+        f"time / playwright (medians): every page interactive {ratio:.2f}x "
+        f"[target <= {PAGING_TARGET}: {_verdict(ratio, PAGING_TARGET)}], "
+        + ", ".join(
+            f"{name.removeprefix('tabwarden ')} {ms / pw_ms:.2f}x"
+            for name, ms in medians.items()
+            if not name.endswith("interactive")
+        )
+    )
+    for view, pages in read.items():
+        whole = pages[0]
+        joined = [line for p in pages for line in p.text.splitlines() if not line.startswith("#")]
+        table.note(
+            f"{view}: {len(pages)} pages, {len(whole.lines):,} lines, "
+            f"{sum(p.page.chars for p in pages):,} chars; pages == the capture: "
+            f"{'yes' if joined == whole.lines else 'NO'}"
+        )
+    table.note(
+        f"walks to read every page (full): {walks[0]}; playwright: "
+        f"{len(aria):,} chars, {len(aria.splitlines()):,} lines"
+    )
+    return table
+
+
 # ---- (4) where the time goes ----------------------------------------------------------
 
 
@@ -502,7 +619,7 @@ async def bench_breakdown(
         lines = render_lines(root, full=False, page_url=tab.url)
         timed("render_lines (interactive)", ms_since(start))
         start = time.perf_counter_ns()
-        page_lines(["# header"], lines, max_chars=NO_PAGING)
+        page_lines(["# header"], lines, capture="s0", max_chars=NO_PAGING)
         timed("page_lines", ms_since(start))
         del walks
         if run > 0:
@@ -655,14 +772,17 @@ def print_summary(results: list[SizeResult]) -> None:
         line("  playwright click", [r.pw_click_ms for r in clicked], unit="ms")
 
 
-async def main(quick: bool, sizes: list[int], profile: bool) -> int:
+async def main(quick: bool, sizes: list[int], profile: bool, table_rows: int) -> int:
     plan = QUICK if quick else FULL
     pids: set[int] = set()
     results: list[SizeResult] = []
     pages = {size: generate_page(size) for size in sizes}
+    long_table = generate_table_page(table_rows) if table_rows else None
     with tempfile.TemporaryDirectory(prefix="tabwarden-bench-pages-") as folder:
         for size, page in pages.items():
             Path(folder, f"page-{size}.html").write_text(page.html, encoding="utf-8")
+        if long_table is not None:
+            Path(folder, "table.html").write_text(long_table.html, encoding="utf-8")
         with PageServer(Path(folder)) as server:
             async with tabwarden.launch(isolated=True) as browser, async_playwright() as pw:
                 before = _chromium_children()
@@ -710,6 +830,9 @@ async def main(quick: bool, sizes: list[int], profile: bool) -> int:
                                 "snapshot (by own time):"
                             )
                             print(await profile_snapshot(c.tab))
+                    if long_table is not None:
+                        await _goto(c, server.url("table.html"), long_table)
+                        (await bench_paging(c, long_table, plan)).print()
                 finally:
                     await pw_browser.close()
     leftovers = leftover_browsers(pids)
@@ -747,5 +870,11 @@ if __name__ == "__main__":
     parser.add_argument(
         "--profile", action="store_true", help="also cProfile one snapshot of the largest page"
     )
+    parser.add_argument(
+        "--table-rows",
+        type=int,
+        default=DEFAULT_TABLE_ROWS,
+        help=f"rows of the table read page by page (default {DEFAULT_TABLE_ROWS:,}; 0: skip)",
+    )
     args = parser.parse_args()
-    sys.exit(asyncio.run(main(args.quick, args.sizes, args.profile)))
+    sys.exit(asyncio.run(main(args.quick, args.sizes, args.profile, args.table_rows)))

@@ -15,7 +15,7 @@ import html
 import random
 from dataclasses import dataclass, field
 
-__all__ = ["INTERACTIVE_KINDS", "GeneratedPage", "generate_page"]
+__all__ = ["INTERACTIVE_KINDS", "GeneratedPage", "generate_page", "generate_table_page"]
 
 INTERACTIVE_KINDS = ("button", "link", "textbox", "checkbox", "combobox")
 """What the page counts as interactive, by the ARIA role each kind of element has."""
@@ -177,3 +177,32 @@ def generate_page(size: int) -> GeneratedPage:
     assert out.elements == size, (out.elements, size)
     page = _HEAD.format(title=f"Bench page {size}") + "".join(out.parts) + "</body></html>\n"
     return GeneratedPage(size=size, html=page, elements=out.elements, interactive=out.counts)
+
+
+def generate_table_page(rows: int) -> GeneratedPage:
+    """A page that is one long table of orders: a heading, then ``rows`` rows of a
+    checkbox to select the row, a name, an amount, a status and a link — two controls
+    a row, as in the listings agents page through."""
+    out = _Writer(seed=rows)
+    out.add(f"<h1>Orders — {rows:,} rows</h1>\n", 1)
+    out.add(
+        "<table><thead><tr><th>Select</th><th>Name</th><th>Amount</th><th>Status</th>"
+        "<th>Action</th></tr></thead><tbody>\n",
+        9,
+    )
+    for row in range(rows):
+        status = out.rng.choice(("paid", "open", "shipped", "returned"))
+        out.add(
+            f'<tr><td><input type="checkbox" aria-label="Select order {row}"></td>'
+            f"<td>{html.escape(out.title(1, 3))}</td>"
+            f"<td>{out.rng.randint(1, 99_999) / 100:.2f}</td><td>{status}</td>"
+            f'<td><a href="/order/{row}">view</a></td></tr>\n',
+            8,
+            checkbox=1,
+            link=1,
+        )
+    out.add("</tbody></table>\n", 0)
+    page = _HEAD.format(title=f"Orders {rows}") + "".join(out.parts) + "</body></html>\n"
+    return GeneratedPage(
+        size=out.elements, html=page, elements=out.elements, interactive=out.counts
+    )

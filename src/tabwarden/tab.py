@@ -55,10 +55,11 @@ from .safety.raw_cdp import send_raw
 from .safety.reserved import check_raw_method
 from .screenshot import Screenshot, save_screenshot
 from .screenshot import capture as capture_screenshot
-from .snapshot import DEFAULT_MAX_CHARS, RefTable, Snapshot, SnapshotNode, page_lines, parse_ref
+from .snapshot import DEFAULT_MAX_CHARS, RefTable, Snapshot, SnapshotNode, parse_ref
 from .snapshot.build import build_tree
-from .snapshot.render import render_lines
-from .snapshot.walker import walk_frames
+from .snapshot.captures import Capture, CaptureStore, Cursor, new_capture_id
+from .snapshot.render import check_max_chars, render_lines, select_lines
+from .snapshot.walker import changed_since, walk_frames
 from .supervisor.dialogs import ClosedDialog, PendingDialog
 from .supervisor.supervisor import SupervisorState
 
@@ -74,6 +75,8 @@ logger = logging.getLogger("tabwarden.tab")
 # Chromium commits an error page for an HTTP error with an empty body; the
 # status is what matters, not this code.
 _HTTP_STATUS_FAILURE = "net::ERR_HTTP_RESPONSE_CODE_FAILURE"
+_CHANGE_CHECK_S = 1.0
+"""How long a later page of a snapshot waits for the page to say whether it changed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +115,8 @@ class Tab:
         self.refs = RefTable()
         """This tab's refs: one space across all its frames."""
         self._last_view: list[str] = []
+        self._captures = CaptureStore(tab_id)
+        """Snapshots with pages left to read (their later pages need no new walk)."""
         self._input_lock = asyncio.Lock()
         self._actions = 0
         self._object_group = "tabwarden-action-0"
@@ -226,7 +231,7 @@ class Tab:
         full: bool = False,
         scope: str | None = None,
         max_chars: int = DEFAULT_MAX_CHARS,
-        cursor: int = 0,
+        cursor: int | str = 0,
         find: str | None = None,
         timeout_ms: float | None = None,
     ) -> Snapshot:
@@ -235,18 +240,61 @@ class Tab:
         Interactive view by default (what can be acted on, with headings and
         frames for context); ``full=True`` for all content. ``scope`` limits it
         to one ref's subtree, ``find`` (text or ``/regex/``) to matching lines;
-        ``max_chars`` pages the text, ``cursor`` resumes where a page ended.
+        ``max_chars`` pages the text. A snapshot walks the page once: ``cursor``
+        (``s3:120``, from the end of a page) reads its next page from that walk,
+        with the same ``full``, ``scope`` and ``find``, and says when the page has
+        changed since; ``0`` takes a new snapshot.
         """
+        start = Cursor.parse(cursor)
+        check_max_chars(max_chars)
         async with self._browser._operation(timeout_ms, "action", self) as budget:
-            return await self._snapshot(
-                budget,
-                full=full,
-                scope=scope,
-                max_chars=max_chars,
-                cursor=cursor,
-                find=find,
-                summary=True,
+            if start.capture is not None:
+                return await self._later_page(
+                    budget, start, full=full, scope=scope, find=find, max_chars=max_chars
+                )
+            capture = await self._snapshot(budget, full=full, scope=scope, find=find, summary=True)
+            snapshot = capture.page(max_chars=max_chars)
+            if snapshot.page.next_cursor is not None:
+                self._captures.keep(capture)
+            return snapshot
+
+    async def _later_page(
+        self,
+        budget: Budget,
+        start: Cursor,
+        *,
+        full: bool,
+        scope: str | None,
+        find: str | None,
+        max_chars: int,
+    ) -> Snapshot:
+        """A page of a kept capture: no walk, one short call per frame to tell whether
+        the page has changed since."""
+        capture = self._captures.continued(start, full=full, scope=scope, find=find)
+        await self._ready_session(budget)
+        tracker = self._frames
+        assert tracker is not None
+        if tracker.registry.loader_of(self.target_id) != capture.document:
+            raise InvalidArgument(
+                f"cursor={capture.id}:{start.line}: tab {self.id} has left the page of "
+                f"snapshot {capture.id} ({capture.url}) since",
+                hint="start again with cursor=0 for a snapshot of the page it shows now",
             )
+        if self.pending_dialogs:
+            # The page's script is paused: it cannot be asked until the dialog is answered.
+            return capture.later_page(
+                max_chars=max_chars,
+                start=start.line,
+                changed=None,
+                notes=_dialog_lines(self.pending_dialogs),
+            )
+        try:
+            changed: bool | None = await changed_since(
+                tracker.registry, capture.frames, capture.marks, budget.child(_CHANGE_CHECK_S)
+            )
+        except DeadlineExceeded:
+            changed = None  # a busy page: the capture can still be read
+        return capture.later_page(max_chars=max_chars, start=start.line, changed=changed)
 
     async def dialog(
         self,
@@ -914,6 +962,7 @@ class Tab:
         if self._closed_reason is None:
             self._closed_reason = reason
         self._evaluations.forget()
+        self._captures.clear()
         if self._frames is not None:
             self._frames.close()
         if not self._ready.done():
@@ -1152,13 +1201,12 @@ class Tab:
         *,
         full: bool = False,
         scope: str | None = None,
-        max_chars: int = DEFAULT_MAX_CHARS,
-        cursor: int = 0,
         find: str | None = None,
         summary: bool = False,
-    ) -> Snapshot:
-        """``summary``: the header says what went wrong since the last such snapshot (the
-        agent's own snapshots; a receipt's diff must not use that up)."""
+    ) -> Capture:
+        """Walk the page once and render the view. ``summary``: the header says what went
+        wrong since the last such snapshot (the agent's own snapshots; a receipt's diff
+        must not use that up)."""
         await self._ready_session(budget)
         tracker = self._frames
         assert tracker is not None
@@ -1169,10 +1217,23 @@ class Tab:
             header += _state_lines(state, self._dialogs_seen)
             self._dialogs_seen = {d.dialog.id for d in state.recent_dialogs}
             header += self._diagnostics_line() if summary else []
-            root = SnapshotNode(role="document", frame=self.target_id)
-            page = page_lines(header, [], max_chars=max_chars, cursor=0)
-            return Snapshot(self.id, self.url, self.title, full, root, page, [], state)
+            return Capture(
+                id=new_capture_id(),
+                tab_id=self.id,
+                url=self.url,
+                title=self.title,
+                full=full,
+                scope=scope,
+                find=find,
+                root=SnapshotNode(role="document", frame=self.target_id),
+                header=header,
+                lines=[],
+                selected=[],
+                state=state,
+            )
         await tracker.settled(budget)
+        frames = frozenset(f.frame_id for f in tracker.registry.frames())
+        document = tracker.registry.loader_of(self.target_id) or ""
         walks, _ = await asyncio.gather(
             walk_frames(tracker.registry, budget, all_nodes=full or scope is not None),
             self._refresh_info(budget),
@@ -1194,8 +1255,24 @@ class Tab:
         lines = render_lines(view, full=full, page_url=self.url)
         if not full and scope is None:
             self._last_view = lines
-        page = page_lines(header, lines, max_chars=max_chars, cursor=cursor, find=find)
-        return Snapshot(self.id, self.url, self.title, full, view, page, lines, state)
+        header, selected = select_lines(header, lines, find)
+        return Capture(
+            id=new_capture_id(),
+            tab_id=self.id,
+            url=self.url,
+            title=self.title,
+            full=full,
+            scope=view.ref if scope is not None else None,
+            find=find,
+            root=view,
+            header=header,
+            lines=lines,
+            selected=selected,
+            state=state,
+            frames=frames,
+            marks=tuple(walk.mark for walk in walks.values()),
+            document=top.frame.loader_id if top is not None else document,
+        )
 
     def _scope_node(self, root: SnapshotNode, scope: str) -> SnapshotNode:
         ref = parse_ref(scope)
@@ -1334,12 +1411,13 @@ def _dialog_action(action: str) -> bool:
     return action == "accept"
 
 
+def _dialog_lines(pending: Sequence[PendingDialog]) -> list[str]:
+    return [f"# dialog open: {d.describe()} — answer it with {d.answer_call()}" for d in pending]
+
+
 def _state_lines(state: SupervisorState, seen: set[str]) -> list[str]:
     """Header lines: pending dialogs, dialogs closed since the last snapshot, frames."""
-    lines = [
-        f"# dialog open: {d.describe()} — answer it with {d.answer_call()}"
-        for d in state.pending_dialogs
-    ]
+    lines = _dialog_lines(state.pending_dialogs)
     lines += [
         f"# dialog closed: {d.dialog.describe()} by {d.closed_by}"
         + ("" if d.accepted is None else f" ({'accepted' if d.accepted else 'dismissed'})")

@@ -6,8 +6,9 @@ import pytest
 
 from tabwarden.errors import InvalidArgument
 from tabwarden.snapshot import RefTable, SnapshotNode, diff_lines, page_lines, parse_ref
+from tabwarden.snapshot.captures import Cursor
 from tabwarden.snapshot.model import Bounds
-from tabwarden.snapshot.render import render_lines
+from tabwarden.snapshot.render import render_lines, select_lines
 
 
 @pytest.mark.parametrize("text", ["e7", "@e7", "ref=e7", "  e7 "])
@@ -89,15 +90,27 @@ def test_full_lines_keep_text_and_drop_empty_containers():
 
 def test_paging_and_find():
     lines = [f'- button "B{i}" [ref=e{i}]' for i in range(100)]
-    page = page_lines(["# head"], lines, max_chars=400)
+    page = page_lines(["# head"], lines, capture="s7", max_chars=400)
     assert page.next_cursor is not None and page.chars <= 400
     assert page.text.startswith("# head\n")
-    rest = page_lines(["# head"], lines, max_chars=100_000, cursor=page.next_cursor)
-    assert rest.next_cursor is None and rest.remaining_lines == 0
-    found = page_lines([], lines, find="B9")
-    assert found.total_lines == 11
+    # The cursor names the capture and the line the next page starts at.
+    capture, line = page.next_cursor.split(":")
+    assert capture == "s7" and f"call again with cursor={page.next_cursor}" in page.text
+    rest = page_lines(["# head"], lines, capture="s7", max_chars=100_000, start=int(line))
+    assert rest.next_cursor is None and rest.remaining_lines == 0 and rest.start == int(line)
+    header, found = select_lines([], lines, "B9")
+    assert len(found) == 11 and header == ["# 11 lines match 'B9'"]
     with pytest.raises(InvalidArgument):
-        page_lines([], lines, max_chars=50)
+        page_lines([], lines, capture="s7", max_chars=50)
+
+
+def test_cursors_parse_to_a_capture_and_a_line_or_to_a_new_snapshot():
+    assert Cursor.parse(0) == Cursor.parse("0") == Cursor(None)
+    assert Cursor.parse("s3:120") == Cursor("s3", 120)
+    for bad in (120, "120", "s3", "s3:-1", "e3:1", True, ""):
+        with pytest.raises(InvalidArgument) as caught:
+            Cursor.parse(bad)
+        assert "0 for a new snapshot" in caught.value.hint
 
 
 def test_diff_reports_added_removed_and_changed_by_ref():

@@ -177,7 +177,8 @@ async def test_scope_find_and_paging(tab, server):
     await tab.navigate(server.url("/big.html"))
     whole = await tab.snapshot(max_chars=1_000_000)
     assert whole.page.next_cursor is None and whole.page.remaining_lines == 0
-    pages, cursor = [], 0
+    pages: list[str] = []
+    cursor: int | str = 0
     while True:
         part = await tab.snapshot(max_chars=2_000, cursor=cursor)
         assert part.page.chars <= 2_000

@@ -111,6 +111,11 @@ def test_every_tool_has_a_command_named_after_it() -> None:
             {"full": True, "find": "/Sub/"},
         ),
         (
+            ["snapshot", "--full", "--cursor", "s3:120"],
+            "browser_snapshot",
+            {"full": True, "cursor": "s3:120"},
+        ),
+        (
             ["attach", "http://127.0.0.1:9222", "--consent"],
             "browser_attach",
             {"cdp_url": "http://127.0.0.1:9222", "consent": True},

@@ -33,6 +33,22 @@ async def test_navigate_snapshot_click_and_results_state_their_size(ctx, server)
     assert re.search(r"# [\d,]+ chars$", receipt.final_text())
 
 
+async def test_snapshot_pages_follow_the_cursor_each_page_gives(ctx, server):
+    await call_tool(ctx, "browser_navigate", {"url": server.url("/big.html")})
+    first = await call_tool(ctx, "browser_snapshot", {"max_chars": 2_000, "cursor": 0})
+    cursor = first.data["next_cursor"]
+    assert cursor.startswith(first.data["capture"] + ":")
+    assert f"call again with cursor={cursor}" in first.final_text()
+    second = await call_tool(ctx, "browser_snapshot", {"max_chars": 2_000, "cursor": cursor})
+    assert second.data["capture"] == first.data["capture"]
+    assert second.data["changed_since_capture"] is False
+    again = await call_tool(ctx, "browser_snapshot", {"max_chars": 2_000, "cursor": "0"})
+    assert again.data["capture"] != first.data["capture"]
+    with pytest.raises(InvalidArgument) as caught:
+        await call_tool(ctx, "browser_snapshot", {"cursor": 120})
+    assert "not a snapshot cursor" in caught.value.message and "0" in caught.value.hint
+
+
 async def test_screenshot_comes_back_as_an_image(ctx, server):
     await call_tool(ctx, "browser_navigate", {"url": server.url("/index.html")})
     shot = await call_tool(ctx, "browser_screenshot", {"annotate": True})

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ..budget import Budget
 from ..cdp.protocol import Event, Subscription
 from ..errors import CDPError, DeadlineExceeded, TabwardenError
-from ..snapshot import Snapshot
+from ..snapshot.captures import Capture
 from ..snapshot.render import SnapshotDiff, diff_lines
 from ..supervisor.dialogs import ClosedDialog, PendingDialog
 from ..supervisor.supervisor import FrameNode
@@ -210,7 +210,7 @@ class ActionWatch:
             diff, skipped = False, f"a large page: {len(tab._last_view):,} lines"
         before = list(tab._last_view)
         settling = asyncio.ensure_future(self._settle(budget))
-        early: asyncio.Future[tuple[bool, Snapshot | None]] | None = None
+        early: asyncio.Future[tuple[bool, Capture | None]] | None = None
         if diff and tab.pending_dialog is None and not self.loading:
             # Read the page while it settles (the settle's observer is in place first:
             # it was sent first); the read is kept when nothing changed after it.
@@ -340,8 +340,8 @@ class ActionWatch:
 
 
 async def _result(
-    early: asyncio.Future[tuple[bool, Snapshot | None]],
-) -> Snapshot | None:
+    early: asyncio.Future[tuple[bool, Capture | None]],
+) -> Capture | None:
     """The early read of the page, or None when it failed or a dialog cut it short."""
     try:
         finished, snapshot = await early

@@ -29,7 +29,8 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Snapshot:
-    """One snapshot of a tab: the node tree, and the requested page of its text form."""
+    """One page of a snapshot of a tab: the node tree, and that page of its text form
+    (all pages of a snapshot come from one capture: see ``captures.py``)."""
 
     tab_id: str
     url: str
@@ -41,6 +42,12 @@ class Snapshot:
     """Every line of the requested view (before find and paging)."""
     state: SupervisorState | None = field(default=None, repr=False)
     """Pending and recent dialogs, console errors and the frame tree at that moment."""
+    capture: str = ""
+    """The capture (one walk of the page) this page is cut from; cursors name it. The tab
+    keeps it while it has pages left to read (its last few such)."""
+    changed: bool | None = None
+    """On a later page: whether the live page has changed since the capture (None on
+    the first page, or when the page could not tell)."""
 
     @property
     def text(self) -> str:
@@ -66,8 +73,10 @@ class Snapshot:
             "text": self.page.text,
             "chars": self.page.chars,
             "tokens": self.page.tokens,
+            "capture": self.capture,
             "next_cursor": self.page.next_cursor,
             "remaining_lines": self.page.remaining_lines,
+            "changed_since_capture": self.changed,
             "nodes": [node.to_dict() for node in self.nodes],
             **(self.state.to_dict() if self.state is not None else {}),
         }

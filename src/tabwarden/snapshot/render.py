@@ -19,9 +19,12 @@ __all__ = [
     "DEFAULT_MAX_CHARS",
     "SnapshotDiff",
     "SnapshotPage",
+    "check_max_chars",
+    "cursor_text",
     "diff_lines",
     "page_lines",
     "render_lines",
+    "select_lines",
 ]
 
 DEFAULT_MAX_CHARS = 12_000
@@ -143,37 +146,56 @@ class SnapshotPage:
     chars: int
     tokens: int
     total_lines: int
-    cursor: int
-    next_cursor: int | None
+    start: int
+    """The line (of the selected lines) this page starts at."""
+    next_cursor: str | None
+    """Where the next page starts, e.g. ``s3:120``; None on the last page."""
     remaining_lines: int
+
+
+def cursor_text(capture: str, line: int) -> str:
+    """A cursor: the capture it pages and the line the page starts at (``s3:120``)."""
+    return f"{capture}:{line}"
+
+
+def check_max_chars(max_chars: int) -> None:
+    if not isinstance(max_chars, int) or isinstance(max_chars, bool) or max_chars < 200:
+        raise InvalidArgument(
+            f"max_chars={max_chars!r} is too small", hint="use at least 200 (default 12000)"
+        )
+
+
+def select_lines(
+    header: list[str], lines: list[str], find: str | None
+) -> tuple[list[str], list[str]]:
+    """The header and the lines ``find`` (text or ``/regex/``) selects: all without it."""
+    if not find:
+        return header, lines
+    matcher = _matcher(find)
+    lines = [line for line in lines if matcher(line)]
+    return [*header, f"# {len(lines)} lines match {find!r}"], lines
 
 
 def page_lines(
     header: list[str],
     lines: list[str],
     *,
+    capture: str,
     max_chars: int = DEFAULT_MAX_CHARS,
-    cursor: int = 0,
-    find: str | None = None,
+    start: int = 0,
 ) -> SnapshotPage:
-    """Select (``find``), page (``cursor``, ``max_chars``) and size the lines."""
-    if not isinstance(max_chars, int) or isinstance(max_chars, bool) or max_chars < 200:
+    """The page of ``lines`` from line ``start`` that fits ``max_chars`` with the header,
+    sized; its footer names the cursor of the next page in ``capture``."""
+    check_max_chars(max_chars)
+    if not 0 <= start <= len(lines):
         raise InvalidArgument(
-            f"max_chars={max_chars!r} is too small", hint="use at least 200 (default 12000)"
-        )
-    if find:
-        matcher = _matcher(find)
-        lines = [line for line in lines if matcher(line)]
-        header = [*header, f"# {len(lines)} lines match {find!r}"]
-    if not isinstance(cursor, int) or isinstance(cursor, bool) or not 0 <= cursor <= len(lines):
-        raise InvalidArgument(
-            f"cursor={cursor!r} is outside this snapshot ({len(lines)} lines)",
+            f"line {start} is outside this snapshot ({len(lines)} lines)",
             hint="use the cursor given by the previous page, or 0 to start over",
         )
     budget = max_chars - sum(len(h) + 1 for h in header) - 120  # room for the footer
     taken: list[str] = []
     used = 0
-    index = cursor
+    index = start
     while index < len(lines):
         cost = len(lines[index]) + 1
         if taken and used + cost > budget:
@@ -182,8 +204,9 @@ def page_lines(
         used += cost
         index += 1
     remaining = len(lines) - index
+    next_cursor = cursor_text(capture, index) if remaining else None
     body = "\n".join([*header, *taken])
-    footer = f"# {remaining} more lines: call again with cursor={index}" if remaining else ""
+    footer = f"# {remaining} more lines: call again with cursor={next_cursor}" if remaining else ""
     text = _with_size("\n".join(part for part in (body, footer) if part))
     chars = len(text)
     return SnapshotPage(
@@ -191,8 +214,8 @@ def page_lines(
         chars=chars,
         tokens=chars // 4,
         total_lines=len(lines),
-        cursor=cursor,
-        next_cursor=index if remaining else None,
+        start=start,
+        next_cursor=next_cursor,
         remaining_lines=remaining,
     )
 

@@ -43,7 +43,19 @@
     // round trip), kept while they live, dropped when their listeners are gone.
     listening: new Map(),
     prune() { for (const [id, ref] of byId) if (!ref.deref()) byId.delete(id); },
+    changedSince: (seen) => changes !== seen,
   };
+
+  // Whether the page changed since a snapshot (its later pages are read from one walk):
+  // `changes` counts what was seen after a snapshot armed the observer. The observer
+  // stops at the first change, so a busy page pays for one batch of records per
+  // snapshot, not for each of its mutations. Typing, checking and choosing change
+  // properties rather than the DOM: their events count too.
+  let changes = 0;
+  const changed = () => { changes++; observer.disconnect(); };
+  const observer = new MutationObserver(changed);
+  const OBSERVED = { subtree: true, childList: true, attributes: true, characterData: true };
+  for (const type of ["input", "change"]) document.addEventListener(type, changed, true);
   const MAX_NAME = 200;
 
   const INTERACTIVE = new Set([
@@ -335,6 +347,7 @@
   // where it starts); `inside`: an interactive ancestor was reported.
   function walkChildren(parent, out, pointer, inside, hidden) {
     let child;
+    if (parent.nodeType === 11) observer.observe(parent, OBSERVED);  // a shadow root
     if (parent.tagName === "SLOT") {
       const assigned = parent.assignedNodes({ flatten: false });
       if (assigned.length) {
@@ -549,6 +562,8 @@
     editableBody = body && (document.designMode === "on" || body.isContentEditable) ? body : null;
     // The body is the active element of any document where nothing has the focus.
     if (focused === editableBody && editableBody && !document.hasFocus()) focused = null;
+    observer.disconnect();
+    observer.observe(document, OBSERVED);
     try {
       const roots = [];
       if (editableBody) walkNode(editableBody, roots, false, false, false);
@@ -557,7 +572,9 @@
       }
       markCovered();
       if (Math.random() < 0.05) W.prune();
-      return JSON.stringify({ n: roots, sx: scrollX, sy: scrollY, t: document.title, w: W.token });
+      return JSON.stringify({
+        n: roots, sx: scrollX, sy: scrollY, t: document.title, w: W.token, c: changes,
+      });
     } finally {
       // Hold no elements between snapshots.
       listeners = new Set(); drops = new Set(); focused = null; overlays = []; interactive = [];

@@ -24,7 +24,16 @@ from ..cdp.session import CDPSession
 from ..errors import CDPError, TabwardenError
 from ..frames import FrameInfo, FrameRegistry
 
-__all__ = ["WALKER_JS", "WORLD_NAME", "FrameWalk", "element_by_handle", "walk_frames", "world"]
+__all__ = [
+    "WALKER_JS",
+    "WORLD_NAME",
+    "FrameMark",
+    "FrameWalk",
+    "changed_since",
+    "element_by_handle",
+    "walk_frames",
+    "world",
+]
 
 logger = logging.getLogger("tabwarden.snapshot")
 
@@ -55,6 +64,11 @@ _RUN_WALKER = (
 _HANDLE_OF = (
     "function() { const w = globalThis.__tabwardenWalker; return w ? w.idOf(this) : null; }"
 )
+_CHANGED_SINCE = (
+    "function(token, seen) { const w = globalThis.__tabwardenWalker;"
+    " return !w || w.token !== token || w.changedSince(seen); }"
+)
+"""True when the world's walker is not the one that walked, or saw a change since."""
 
 
 @dataclass(slots=True)
@@ -67,8 +81,25 @@ class FrameWalk:
     title: str
     token: str
     """The world's token: handles are only meaningful together with it."""
+    changes: int = 0
+    """The world's count of page changes when the walk ran (see ``changed_since``)."""
     children: dict[int, str] = field(default_factory=dict)
     """Handle of an <iframe> in this frame → the frame id it hosts."""
+
+    @property
+    def mark(self) -> FrameMark:
+        return FrameMark(self.frame.frame_id, self.frame.loader_id, self.token, self.changes)
+
+
+@dataclass(frozen=True, slots=True)
+class FrameMark:
+    """Where a frame stood when it was walked: its document, its world and its count of
+    changes seen."""
+
+    frame_id: str
+    loader_id: str
+    token: str
+    changes: int
 
 
 async def world(registry: FrameRegistry, frame_id: str, budget: Budget) -> int:
@@ -160,6 +191,46 @@ async def walk_frames(
             raise owner
     _owners[registry] = live  # frames gone since the last walk are forgotten
     return walks
+
+
+async def changed_since(
+    registry: FrameRegistry, frames: frozenset[str], marks: tuple[FrameMark, ...], budget: Budget
+) -> bool:
+    """Whether the frames walked then (``marks``, of the tab's ``frames`` then) changed
+    since: a frame came or went, a document was replaced, or the walker's world saw the
+    DOM change or the user type. One short call per frame, all at once; no walk."""
+    if frozenset(f.frame_id for f in registry.frames()) != frames:
+        return True
+    calls = []
+    for mark in marks:
+        context = registry.world_of(mark.frame_id)
+        if context is None or registry.loader_of(mark.frame_id) != mark.loader_id:
+            return True
+        calls.append((registry.session_for(mark.frame_id), context, mark))
+    replies = await asyncio.gather(
+        *(
+            session.send(
+                "Runtime.callFunctionOn",
+                {
+                    "functionDeclaration": _CHANGED_SINCE,
+                    "executionContextId": context,
+                    "arguments": [{"value": mark.token}, {"value": mark.changes}],
+                    "returnByValue": True,
+                },
+                budget=budget,
+            )
+            for session, context, mark in calls
+        ),
+        return_exceptions=True,
+    )
+    for reply in replies:
+        if isinstance(reply, CDPError):
+            return True  # the world is gone with its document
+        if isinstance(reply, BaseException):
+            raise reply
+        if reply.get("result", {}).get("value") is not False:
+            return True
+    return False
 
 
 _owners: weakref.WeakKeyDictionary[FrameRegistry, dict[tuple[str, str], int]] = (
@@ -270,6 +341,7 @@ async def _walk(
             scroll=(float(data["sx"]), float(data["sy"])),
             title=str(data.get("t", "")),
             token=token,
+            changes=int(data.get("c", 0)),
         )
     return None
 

@@ -81,7 +81,12 @@ class SnapshotParams(Params):
     scope: str | None = Field(None, description="Only this ref's subtree")
     find: str | None = Field(None, description="Only lines matching this text or /regex/")
     max_chars: int = Field(12_000, ge=200, le=1_000_000, description="Page size of the text")
-    cursor: int = Field(0, ge=0, description="Line to resume from (given by the previous page)")
+    cursor: str = Field(
+        "0",
+        coerce_numbers_to_str=True,  # a client's 0 means the same as "0"
+        description="The cursor a page ends with (s3:120): that snapshot's next page, "
+        "without a new walk; 0: a new snapshot",
+    )
     tab_id: str | None = TabId
     timeout_ms: float | None = Timeout
 
