@@ -1344,5 +1344,6 @@ def _state_lines(state: SupervisorState, seen: set[str]) -> list[str]:
     if children:
         oopifs = sum(1 for f in children if f.is_oopif)
         more = " (more not listed)" if state.frame_tree_truncated else ""
-        lines.append(f"# frames: {len(children)} iframes, {oopifs} cross-origin{more}")
+        iframes = f"{len(children)} iframe" + ("" if len(children) == 1 else "s")
+        lines.append(f"# frames: {iframes}, {oopifs} cross-origin{more}")
     return lines
