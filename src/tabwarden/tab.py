@@ -234,7 +234,8 @@ class Tab:
 
         Interactive view by default (what can be acted on, with headings and
         frames for context); ``full=True`` for all content. ``scope`` limits it
-        to one ref's subtree, ``find`` (text or ``/regex/``) to matching lines;
+        to one ref's subtree, ``find`` to lines that show this text (case-insensitive,
+        whitespace collapsed) or match this ``/regex/``;
         ``max_chars`` pages the text, ``cursor`` resumes where a page ended.
         """
         async with self._browser._operation(timeout_ms, "action", self) as budget:
@@ -457,6 +458,7 @@ class Tab:
         *,
         text: str | None = None,
         text_gone: str | None = None,
+        exact: bool = False,
         ref: str | None = None,
         state: str = "visible",
         load_state: str | None = None,
@@ -464,7 +466,12 @@ class Tab:
         timeout_ms: float | None = None,
     ) -> str:
         """Wait until text appears or goes, a ref is visible or hidden, the page reaches a
-        load state, or for ``time_ms``. Returns what was waited for."""
+        load state, or for ``time_ms``. Returns what was waited for.
+
+        Text is looked for in every frame and open shadow root, as rendered and as the
+        snapshot shows it: case-insensitive, whitespace collapsed, anywhere in the text;
+        ``exact=True`` wants all of an element's text, case-sensitive; ``/regex/`` is a
+        JavaScript regular expression (case-insensitive unless ``exact``)."""
         async with self._browser._operation(timeout_ms, "wait", self) as budget:
             await self._ready_session(budget)
             return await waiting.wait_for(
@@ -472,6 +479,7 @@ class Tab:
                 budget,
                 text=text,
                 text_gone=text_gone,
+                exact=exact,
                 ref=ref,
                 state=state,
                 load_state=load_state,
