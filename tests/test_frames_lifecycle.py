@@ -80,13 +80,15 @@ async def test_a_receipt_lists_only_the_frames_of_the_page_a_click_led_to(
     browser, tab, server, other_origin
 ):
     await _three(tab, server, other_origin)
+    left = {f.frame_id for f in tab.frames.frames() if f.parent_id}
     link = next(n.ref for n in (await tab.snapshot()).root.walk() if n.name == "Two frames")
     receipt = await tab.click(link)
     assert receipt.navigated
     # The receipt is taken once the new document is parsed: its frames may still be
-    # coming, but none of the old page's may be left.
-    names = {_name(node.url) for node in receipt.frame_tree if node.parent is not None}
-    assert names <= {"same", "cross"}, receipt.frame_tree
+    # loading (or not even started), but none of the old page's may be left.
+    children = {node.frame_id for node in receipt.frame_tree if node.parent is not None}
+    assert len(left) == 3 and not children & left, receipt.frame_tree
+    assert len(children) <= 2, receipt.frame_tree
 
 
 async def test_back_and_forward_show_the_frames_of_each_page(browser, tab, server, other_origin):
@@ -107,6 +109,7 @@ async def test_a_page_back_from_the_back_forward_cache_has_its_frames(
     async with tabwarden.launch(isolated=True) as session:
         tab = await session.new_tab()
         kinds: list[str] = []
+        refusals: list[object] = []
         tab.frames.main_session.subscribe(
             "Page.frameNavigated",
             lambda event: (
@@ -115,20 +118,31 @@ async def test_a_page_back_from_the_back_forward_cache_has_its_frames(
                 else None
             ),
         )
+        tab.frames.main_session.subscribe(
+            "Page.backForwardCacheNotUsed",
+            lambda event: refusals.append(event.params.get("notRestoredExplanations")),
+        )
         await _three(tab, server, other_origin)
         await tab.navigate(server.url(f"/frames.html?child={other_origin.base}"))
         await _assert_two(session, tab)
-        back = await tab.back()
-        assert kinds[-1] == "BackForwardCacheRestore"  # the page came back whole
-        assert "load" in back.reached
-        # An OOPIF's target attaches again on its own: wait for it, then for nothing more.
-        await _frames_become(session, tab, {"one": False, "two": False, "three": True})
-        await _assert_three(session, tab)
-        forward = await tab.forward()
-        assert kinds[-1] == "BackForwardCacheRestore"
-        assert "load" in forward.reached
-        await _frames_become(session, tab, {"same": False, "cross": True})
-        await _assert_two(session, tab)
+        # Chromium may decline to cache a page (a loaded machine can time out its
+        # unload): frames must be right either way, and some round trip must restore
+        # both pages from the cache.
+        for _ in range(3):
+            back = await tab.back()
+            restored = kinds[-1] == "BackForwardCacheRestore"
+            # An OOPIF's target attaches again on its own: wait for it.
+            await _frames_become(session, tab, {"one": False, "two": False, "three": True})
+            await _assert_three(session, tab)
+            forward = await tab.forward()
+            restored = restored and kinds[-1] == "BackForwardCacheRestore"
+            await _frames_become(session, tab, {"same": False, "cross": True})
+            await _assert_two(session, tab)
+            if restored:
+                assert "load" in back.reached and "load" in forward.reached
+                break
+        else:
+            raise AssertionError(f"no page came back from the cache: {refusals}")
 
 
 async def test_frames_removed_by_script_leave_the_tree(browser, tab, server, other_origin):
