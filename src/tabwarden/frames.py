@@ -24,6 +24,10 @@ logger = logging.getLogger("tabwarden.frames")
 
 __all__ = ["AUTO_ATTACH_IFRAMES", "FrameInfo", "FrameRegistry", "FrameTracker"]
 
+# Top documents left behind whose child frames are kept (Chromium's back-forward cache
+# holds 6 pages by default).
+_CACHED_DOCUMENTS = 8
+
 
 @dataclass(frozen=True, slots=True)
 class FrameInfo:
@@ -55,6 +59,8 @@ class FrameRegistry:
         self._unique_contexts: dict[str, str] = {}
         self._worlds: dict[str, int] = {}
         """frame id → tabwarden's isolated world context in it (snapshot walker, refs)."""
+        self._cached: dict[str, list[FrameInfo]] = {}
+        """Loader id of a top document left behind (oldest first) → its child frames."""
         self.main_session = main_session
 
     # ---- reading -------------------------------------------------------------------
@@ -126,34 +132,46 @@ class FrameRegistry:
         """A child session went away; its frames stay known until detached or re-attached."""
         self._sessions.pop(session_id, None)
 
-    def seed(self, tree: dict[str, Any], session: CDPSession, *, oopif_root: bool = False) -> None:
+    def seed(self, tree: dict[str, Any], session: CDPSession) -> None:
         """Load a ``Page.getFrameTree`` result rendered by ``session``."""
-        self._seed(tree, session, None, oopif_root)
+        self._seed(tree, session)
 
-    def _seed(
-        self, tree: dict[str, Any], session: CDPSession, parent: str | None, oopif: bool
-    ) -> None:
-        frame = tree.get("frame", {})
-        self.navigated(frame, session, is_oopif=oopif)
+    def _seed(self, tree: dict[str, Any], session: CDPSession) -> None:
+        self.navigated(tree.get("frame", {}), session)
         for child in tree.get("childFrames", ()):
-            self._seed(child, session, frame.get("id"), False)
+            self._seed(child, session)
 
     def navigated(
-        self, frame: dict[str, Any], session: CDPSession, *, is_oopif: bool | None = None
+        self, frame: dict[str, Any], session: CDPSession, *, restored: bool = False
     ) -> None:
-        """``Page.frameNavigated``: the frame is rendered by ``session`` with a new document."""
+        """``Page.frameNavigated``: the frame is rendered by ``session`` with a new document
+        (``restored``: one brought back from the back-forward cache)."""
         frame_id = frame.get("id", "")
+        loader_id = frame.get("loaderId", "")
         old = self._frames.get(frame_id)
-        if old is None or old.loader_id != frame.get("loaderId", ""):
+        if old is None or old.loader_id != loader_id:
             self._worlds.pop(frame_id, None)
+            if old is not None:
+                # Its child frames belonged to the document it left: Chromium reports no
+                # frameDetached for them when the page goes into the back-forward cache
+                # or its process is swapped.
+                self._leave(frame_id, old.loader_id)
+        parent_id = frame.get("parentId") or (old.parent_id if old else None)
         self._frames[frame_id] = FrameInfo(
             frame_id=frame_id,
-            parent_id=frame.get("parentId") or (old.parent_id if old else None),
+            parent_id=parent_id,
             url=frame.get("url", "") + frame.get("urlFragment", ""),
-            loader_id=frame.get("loaderId", ""),
+            loader_id=loader_id,
             session_id=session.session_id,
-            is_oopif=is_oopif if is_oopif is not None else (old.is_oopif if old else False),
+            # A frame is out of process when it is the root of a child target's session
+            # (an OOPIF's target id is its frame id); one that navigated back to its
+            # parent's site is reported by the parent's session again.
+            is_oopif=parent_id is not None
+            and session.session_id != self.main_session.session_id
+            and session.target_id == frame_id,
         )
+        if restored:
+            self._restore(frame_id, loader_id)
 
     def attached(self, frame_id: str, parent_id: str, session: CDPSession) -> None:
         """``Page.frameAttached``: a child frame exists (its document comes later)."""
@@ -180,22 +198,70 @@ class FrameRegistry:
         """``Page.frameDetached``: removed, unless it only moved to another process."""
         if swapped:
             return
-        doomed = {frame_id}
-        changed = True
-        while changed:  # children go with their parent
-            changed = False
-            for info in self._frames.values():
-                if info.parent_id in doomed and info.frame_id not in doomed:
-                    doomed.add(info.frame_id)
-                    changed = True
-        for fid in doomed:
-            self._frames.pop(fid, None)
-            self._worlds.pop(fid, None)
+        for info in self._descendants(frame_id):
+            self._forget(info.frame_id)
+        self._forget(frame_id)
 
     def set_loader(self, frame_id: str, loader_id: str) -> None:
         info = self._frames.get(frame_id)
         if info is not None and loader_id:
             self._frames[frame_id] = replace(info, loader_id=loader_id)
+
+    # ---- private -------------------------------------------------------------------
+
+    def _descendants(self, frame_id: str) -> list[FrameInfo]:
+        """The frames below ``frame_id``, parents before children."""
+        found: list[FrameInfo] = []
+        seen = parents = {frame_id}
+        while True:
+            level = [
+                f
+                for f in self._frames.values()
+                if f.parent_id in parents and f.frame_id not in seen
+            ]
+            if not level:
+                return found
+            found += level
+            parents = {f.frame_id for f in level}
+            seen = seen | parents
+
+    def _leave(self, frame_id: str, loader_id: str) -> None:
+        """``frame_id`` left the document ``loader_id``: its child frames go with it. The
+        top document's are kept aside, as Chromium may bring that page back whole from its
+        back-forward cache (and then announces none of its child frames)."""
+        gone = self._descendants(frame_id)
+        for info in gone:
+            self._forget(info.frame_id)
+        if frame_id == self.main_frame_id and loader_id:
+            self._cached.pop(loader_id, None)
+            self._cached[loader_id] = gone
+            while len(self._cached) > _CACHED_DOCUMENTS:
+                del self._cached[next(iter(self._cached))]
+
+    def _restore(self, frame_id: str, loader_id: str) -> None:
+        """The document ``loader_id`` came back from the back-forward cache: its child
+        frames with it. An OOPIF's target attaches again, maybe before this: what it told
+        (its session) is kept, what only the cached copy knows (its parent) is added."""
+        if frame_id != self.main_frame_id:
+            return
+        for cached in self._cached.pop(loader_id, []):
+            now = self._frames.get(cached.frame_id)
+            if now is None:
+                self._frames[cached.frame_id] = cached
+            else:
+                self._frames[cached.frame_id] = replace(
+                    now,
+                    parent_id=now.parent_id or cached.parent_id,
+                    url=now.url or cached.url,
+                    loader_id=now.loader_id or cached.loader_id,
+                )
+
+    def _forget(self, frame_id: str) -> None:
+        self._frames.pop(frame_id, None)
+        self._worlds.pop(frame_id, None)
+        # A page restored from the back-forward cache announces its contexts again.
+        self._contexts.pop(frame_id, None)
+        self._unique_contexts.pop(frame_id, None)
 
 
 # Child frames attach paused (so none of their events is missed) and are resumed
@@ -252,7 +318,11 @@ class FrameTracker:
         registry = self.registry
 
         def on_navigated(event: Event) -> None:
-            registry.navigated(event.params.get("frame", {}), session)
+            registry.navigated(
+                event.params.get("frame", {}),
+                session,
+                restored=event.params.get("type") == "BackForwardCacheRestore",
+            )
 
         def on_attached_frame(event: Event) -> None:
             registry.attached(
@@ -325,7 +395,7 @@ class FrameTracker:
                 logger.debug("setting up frame %s: %s failed: %s", child.target_id, method, result)
         try:
             tree = await child.send("Page.getFrameTree", budget=budget)
-            self.registry.seed(tree["frameTree"], child, oopif_root=True)
+            self.registry.seed(tree["frameTree"], child)
         except (TabwardenError, KeyError) as exc:
             logger.debug("reading the frame tree of %s failed: %s", child.target_id, exc)
 

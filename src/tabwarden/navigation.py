@@ -42,6 +42,7 @@ _LIFECYCLE = {
     "load": ("load",),
     "networkidle": ("load", "networkIdle"),
 }
+_RESTORED_STAGES = ("DOMContentLoaded", "load", "networkIdle")
 _ALLOWED_SCHEMES = ("http", "https", "about", "data", "file")
 _BARE_HOST = re.compile(r"^(?P<host>[A-Za-z0-9.-]+|\[[0-9A-Fa-f:]+\])(?::\d{1,5})?(?:[/?#].*)?$")
 _EVENTS = (
@@ -261,7 +262,11 @@ class NavigationWatch:
                 self._committed = self._committed or loader
                 state = self._state(loader)
                 state.url = frame.get("url", "")
-                if "commit" not in state.reached:
+                if params.get("type") == "BackForwardCacheRestore":
+                    # The page comes back whole from the back-forward cache: it loaded
+                    # long ago, and no lifecycle event will say so again.
+                    state.reached = ["commit", *_RESTORED_STAGES]
+                elif "commit" not in state.reached:
                     state.reached.insert(0, "commit")
         elif method == "Page.navigatedWithinDocument":
             if params.get("frameId") == self._frame_id and self._committed is None:

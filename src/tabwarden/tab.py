@@ -239,11 +239,12 @@ class Tab:
 
         Interactive view by default (what can be acted on, with headings and
         frames for context); ``full=True`` for all content. ``scope`` limits it
-        to one ref's subtree, ``find`` (text or ``/regex/``) to matching lines;
-        ``max_chars`` pages the text. A snapshot walks the page once: ``cursor``
-        (``s3:120``, from the end of a page) reads its next page from that walk,
-        with the same ``full``, ``scope`` and ``find``, and says when the page has
-        changed since; ``0`` takes a new snapshot.
+        to one ref's subtree, ``find`` to lines that show this text (case-insensitive,
+        whitespace collapsed) or match this ``/regex/``; ``max_chars`` pages the
+        text. A snapshot walks the page once: ``cursor`` (``s3:120``, from the end
+        of a page) reads its next page from that walk, with the same ``full``,
+        ``scope`` and ``find``, and says when the page has changed since; ``0``
+        takes a new snapshot.
         """
         start = Cursor.parse(cursor)
         check_max_chars(max_chars)
@@ -507,6 +508,7 @@ class Tab:
         *,
         text: str | None = None,
         text_gone: str | None = None,
+        exact: bool = False,
         ref: str | None = None,
         state: str = "visible",
         load_state: str | None = None,
@@ -514,7 +516,12 @@ class Tab:
         timeout_ms: float | None = None,
     ) -> str:
         """Wait until text appears or goes, a ref is visible or hidden, the page reaches a
-        load state, or for ``time_ms``. Returns what was waited for."""
+        load state, or for ``time_ms``. Returns what was waited for.
+
+        Text is looked for in every frame and open shadow root, as rendered and as the
+        snapshot shows it: case-insensitive, whitespace collapsed, anywhere in the text;
+        ``exact=True`` wants all of an element's text, case-sensitive; ``/regex/`` is a
+        JavaScript regular expression (case-insensitive unless ``exact``)."""
         async with self._browser._operation(timeout_ms, "wait", self) as budget:
             await self._ready_session(budget)
             return await waiting.wait_for(
@@ -522,6 +529,7 @@ class Tab:
                 budget,
                 text=text,
                 text_gone=text_gone,
+                exact=exact,
                 ref=ref,
                 state=state,
                 load_state=load_state,
@@ -1432,5 +1440,6 @@ def _state_lines(state: SupervisorState, seen: set[str]) -> list[str]:
     if children:
         oopifs = sum(1 for f in children if f.is_oopif)
         more = " (more not listed)" if state.frame_tree_truncated else ""
-        lines.append(f"# frames: {len(children)} iframes, {oopifs} cross-origin{more}")
+        iframes = f"{len(children)} iframe" + ("" if len(children) == 1 else "s")
+        lines.append(f"# frames: {iframes}, {oopifs} cross-origin{more}")
     return lines

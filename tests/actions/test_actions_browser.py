@@ -225,7 +225,8 @@ async def test_scroll_page_and_element(page):
 async def test_wait_for_a_late_element_then_click_it(page):
     tab, snap = page
     await tab.click(_ref(snap, "Make a late button"))
-    said = await tab.wait(text="Late button", timeout_ms=5_000)
+    # exact: "Make a late button" already shows it, case aside
+    said = await tab.wait(text="Late button", exact=True, timeout_ms=5_000)
     assert "appeared" in said
     late = _ref(await tab.snapshot(), "Late button")
     await tab.click(late)
@@ -233,12 +234,12 @@ async def test_wait_for_a_late_element_then_click_it(page):
     await tab.wait(ref=late, state="visible")
     with pytest.raises(Exception) as caught:
         await tab.wait(text="never there", timeout_ms=300)
-    assert "never happened" in str(caught.value)
+    assert "for text 'never there' to appear; it did not" in str(caught.value)
     with pytest.raises(InvalidArgument):
         await tab.wait()
 
 
-async def test_a_wait_whose_deadline_passes_before_a_check_says_it_never_happened(page):
+async def test_a_wait_whose_deadline_passes_before_a_check_says_it_did_not_happen(page):
     # On a loaded machine the poll's sleep can overrun the deadline: the next check is
     # then refused by the budget, and that too means "not in time".
     from tabwarden.actions.waiting import wait_for
@@ -247,7 +248,7 @@ async def test_a_wait_whose_deadline_passes_before_a_check_says_it_never_happene
     tab, _ = page
     with pytest.raises(DeadlineExceeded) as caught:
         await wait_for(tab, Budget(0.0), text="never there")
-    assert "never happened" in str(caught.value)
+    assert "for text 'never there' to appear; it did not" in str(caught.value)
 
 
 async def test_get_text_of_page_and_element(page):

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from ..errors import InvalidArgument
+from ..textmatch import text_pattern
 from .model import SnapshotNode
 
 __all__ = [
@@ -285,17 +286,8 @@ def _by_key(lines: list[str]) -> dict[str, str]:
 
 
 def _matcher(find: str) -> Callable[[str], bool]:
-    if len(find) > 2 and find.startswith("/") and find.endswith("/"):
-        try:
-            pattern = re.compile(find[1:-1], re.IGNORECASE)
-        except re.error as exc:
-            raise InvalidArgument(
-                f"find={find!r} is not a valid regular expression: {exc}",
-                hint="fix the pattern, or pass plain text without the slashes",
-            ) from None
-        return lambda line: pattern.search(line) is not None
-    needle = find.lower()
-    return lambda line: needle in line.lower()
+    """Lines that show ``find`` (text matching as in ``wait``: see textmatch.py)."""
+    return text_pattern(find, name="find").searcher(collapsed=True)
 
 
 _NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f\x7f\u2028\u2029]')

@@ -79,7 +79,11 @@ async def reload(ctx: ToolContext, p: HistoryParams) -> ToolResult:
 class SnapshotParams(Params):
     full: bool = Field(False, description="All content, not only what can be acted on")
     scope: str | None = Field(None, description="Only this ref's subtree")
-    find: str | None = Field(None, description="Only lines matching this text or /regex/")
+    find: str | None = Field(
+        None,
+        description="Only lines containing this text (case-insensitive, spaces collapsed) "
+        "or matching this /regex/",
+    )
     max_chars: int = Field(12_000, ge=200, le=1_000_000, description="Page size of the text")
     cursor: str = Field(
         "0",
@@ -333,8 +337,13 @@ async def upload_file(ctx: ToolContext, p: UploadParams) -> ToolResult:
 
 
 class WaitParams(Params):
-    text: str | None = Field(None, description="Until this text is on the page")
-    text_gone: str | None = Field(None, description="Until this text is gone")
+    text: str | None = Field(
+        None,
+        description="Until this text shows, in any frame: case-insensitive, spaces collapsed, "
+        "as rendered or as the snapshot shows it; or a /regex/",
+    )
+    text_gone: str | None = Field(None, description="Until this text shows nowhere")
+    exact: bool = Field(False, description="Text must be an element's whole text, case-sensitive")
     ref: str | None = Field(None, description="Until this element is visible (or hidden)")
     state: Literal["visible", "hidden"] = "visible"
     load_state: Literal["domcontentloaded", "load", "networkidle"] | None = None
@@ -348,6 +357,7 @@ async def wait(ctx: ToolContext, p: WaitParams) -> ToolResult:
     said = await tab.wait(
         text=p.text,
         text_gone=p.text_gone,
+        exact=p.exact,
         ref=p.ref,
         state=p.state,
         load_state=p.load_state,
@@ -589,7 +599,8 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "browser_wait",
         "core",
-        "Wait for text to appear or go, an element to show or hide, a load state, or a time.",
+        "Wait for text to appear or go (in any frame or open shadow root), an element to "
+        "show or hide, a load state, or a time.",
         WaitParams,
         wait,
         read_only=True,
