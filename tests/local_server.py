@@ -15,6 +15,7 @@ PAGES = Path(__file__).parent / "pages"
 
 _SEEN: set[str] = set()
 _SEEN_LOCK = threading.Lock()
+_MARKS: set[str] = set()
 
 
 class _Handler(http.server.SimpleHTTPRequestHandler):
@@ -38,8 +39,21 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             self.end_headers()
         elif route[0] == "slow":
             # Holds the response: for deadlines and for killing the browser mid-load.
+            # ?mark=KEY says the request arrived (see /mark).
+            if "mark" in query:
+                with _SEEN_LOCK:
+                    _MARKS.add(query["mark"])
             time.sleep(min(float(query.get("ms", "1000")) / 1000, 30))
             self._send(200, "<title>Slow</title><p>slow</p>")
+        elif route[0] == "mark":
+            # A page says it got somewhere (a synchronous request: before its next step).
+            with _SEEN_LOCK:
+                _MARKS.add(query.get("key", ""))
+            self._send(200, "marked", headers={"Cache-Control": "no-store"})
+        elif route[0] == "marked":
+            with _SEEN_LOCK:
+                seen = query.get("key", "") in _MARKS
+            self._send(200, "yes" if seen else "no", headers={"Cache-Control": "no-store"})
         elif route[0] == "set-cookie":
             name, value = query.get("name", "c"), query.get("value", "1")
             self._send(
@@ -190,6 +204,11 @@ class LocalServer:
 
     def url(self, path: str = "/") -> str:
         return self.base + (path if path.startswith("/") else "/" + path)
+
+    def marked(self, key: str) -> bool:
+        """Whether a page requested ``/mark?key=<key>`` (of any of the servers)."""
+        with _SEEN_LOCK:
+            return key in _MARKS
 
     def start(self) -> LocalServer:
         self._thread.start()

@@ -64,6 +64,7 @@ from .errors import (
 )
 from .manager import SessionManager
 from .navigation import NavigationResult
+from .relaunch import Relaunch
 from .safety.guard import PolicyDecision
 from .safety.url_policy import UrlPolicy, Verdict
 from .session import BrowserSession
@@ -122,6 +123,7 @@ __all__ = [
     "PolicyDenied",
     "ProfileInUse",
     "RefError",
+    "Relaunch",
     "RequestDetails",
     "ScriptError",
     "SessionClosed",

@@ -37,6 +37,8 @@ Errors print ``error: <message> (<hint>)`` on stderr, never a traceback. Exit co
 * 2 — usage error: bad command-line arguments, or arguments the tool rejects
   (:class:`~tabwarden.errors.InvalidArgument`)
 * 3 — the tool (or configuration) failed: any other :class:`~tabwarden.errors.TabwardenError`
+  (or its result says it did not do what was asked: a navigation a dialog held back,
+  printed like any result)
 * 4 — timeout (:class:`~tabwarden.errors.DeadlineExceeded`)
 * 5 — the session's daemon cannot be started or reached
 * 130 — interrupted (Ctrl-C)
@@ -825,11 +827,13 @@ def _run_tool(spec: ToolSpec, plan: list[_Param], values: dict[str, Any]) -> Non
         if paths:
             result["image_files"] = [str(p) for p in paths]
         typer.echo(json.dumps(result, indent=2, ensure_ascii=False))
-        return
-    console = Console(soft_wrap=True, markup=False, highlight=False, emoji=False)
-    console.print(str(result.get("text", "")).rstrip("\n"), markup=False, highlight=False)
-    for path in paths:
-        console.print(str(path), markup=False, highlight=False)
+    else:
+        console = Console(soft_wrap=True, markup=False, highlight=False, emoji=False)
+        console.print(str(result.get("text", "")).rstrip("\n"), markup=False, highlight=False)
+        for path in paths:
+            console.print(str(path), markup=False, highlight=False)
+    if result.get("is_error"):
+        raise typer.Exit(3)  # it did not do what was asked (the result says why)
 
 
 def _arguments(spec: ToolSpec, plan: list[_Param], values: dict[str, Any]) -> dict[str, Any]:

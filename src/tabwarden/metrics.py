@@ -52,6 +52,7 @@ class Metrics:
             "evaluations": 0,
             "evaluate_timeouts": 0,
             "evaluate_cancellations": 0,
+            "evaluate_interruptions": 0,
             "evaluate_terminations": 0,
             "evaluate_errors": 0,
             "evaluate_fallbacks": 0,
@@ -59,7 +60,7 @@ class Metrics:
         }
 
     def evaluated(self, ms: float, outcome: str) -> None:
-        """``outcome``: ok, error, timeout, cancelled."""
+        """``outcome``: ok, error, timeout, cancelled, interrupted (a dialog or a crash)."""
         logger.debug("evaluation %s after %.1f ms", outcome, ms)
         with self._lock:
             self.evaluate_ms.observe(ms)
@@ -70,6 +71,8 @@ class Metrics:
                 self.counters["evaluate_timeouts"] += 1
             elif outcome == "cancelled":
                 self.counters["evaluate_cancellations"] += 1
+            elif outcome == "interrupted":
+                self.counters["evaluate_interruptions"] += 1
 
     def count(self, name: str, by: int = 1) -> None:
         with self._lock:

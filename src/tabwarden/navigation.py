@@ -7,6 +7,7 @@ HTTP status from the document's ``Network.responseReceived``.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 from dataclasses import asdict, dataclass, field
@@ -59,6 +60,7 @@ _EVENTS = (
 class NavigationResult:
     tab_id: str
     url: str
+    """The URL of the document the tab shows now (the old page's when not ``navigated``)."""
     title: str
     status: int | None
     """HTTP status of the document; None for same-document, about: and data: loads."""
@@ -70,11 +72,18 @@ class NavigationResult:
     same_document: bool = False
     dialog: PendingDialog | None = None
     """A dialog that opened during the load and waits for an answer: the load stops here."""
+    navigated: bool = True
+    """The tab committed the new document (or moved within its own). False when a dialog
+    of the page being left held the navigation back — a ``beforeunload`` asking to leave,
+    or a dialog that opened before the load committed: the tab still shows that page
+    (``url``, ``title``), and the answer to the dialog decides what happens next."""
+    requested_url: str = ""
+    """Where the navigation was asked to go."""
 
     @property
     def ok(self) -> bool:
-        """False for an HTTP error status (4xx/5xx)."""
-        return self.status is None or self.status < 400
+        """False when it did not navigate, or for an HTTP error status (4xx/5xx)."""
+        return self.navigated and (self.status is None or self.status < 400)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -243,7 +252,13 @@ class NavigationWatch:
                 return outcome
 
     def partial(self, wait_until: WaitUntil) -> _Outcome:
-        """Where the load got to so far (a dialog stopped it)."""
+        """Where the load got to so far (a dialog stopped it), with the events that
+        arrived before the dialog and were not read yet (a commit, say)."""
+        for event in self._queue.ready():
+            with contextlib.suppress(NavigationFailed):
+                moved = self._apply(event.method, event.params, "", wait_until)
+                if moved is not None:
+                    return moved  # it moved within the document
         state = self._loads.get(self._committed or "") or _LoadState()
         return self._outcome(state, wait_until)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -43,8 +44,10 @@ from .errors import (
     TabNotFound,
     TabwardenError,
 )
+from .interrupts import OnDialog
 from .metrics import Metrics
 from .navigation import NavigationResult, check_wait_until, normalize_url
+from .relaunch import BrowserLoss, LostTab, Relaunch
 from .safety.guard import PolicyDecision
 from .safety.paths import WorkspacePaths
 from .safety.raw_cdp import send_raw
@@ -97,6 +100,12 @@ class BrowserSession:
         self._closing = False
         self._closed = False
         self._lost_reason = ""
+        self._loss: BrowserLoss | None = None
+        """The browser went away and took these tabs; the next call relaunches it."""
+        self.last_relaunch: Relaunch | None = None
+        """The last time the browser went away and the session started a new one (what
+        was lost, when); the first call after it says so once (``take_relaunch_notice``)."""
+        self._relaunch_untold = False
         self._paths: WorkspacePaths | None = None
         self._emulation = EmulationState()
         self._emulation_user_agent = ""
@@ -254,6 +263,14 @@ class BrowserSession:
             if tab_id in (tab.id, tab.target_id) and not tab.closed:
                 return tab
         known = ", ".join(t.id for t in self._tabs.values() if not t.closed) or "none"
+        loss = self._known_loss() or (
+            self.last_relaunch.loss if self.last_relaunch is not None else None
+        )
+        if loss is not None and any(tab_id == lost.id for lost in loss.tabs):
+            raise TabNotFound(
+                f"tab {tab_id} was lost when {loss.reason} (open now: {known})",
+                hint="open the page again in a new tab; the next call relaunches the browser",
+            )
         raise TabNotFound(f"no open tab {tab_id!r} in session {self.name!r} (open: {known})")
 
     async def switch_tab(self, tab_id: str, *, timeout_ms: float | None = None) -> Tab:
@@ -320,6 +337,15 @@ class BrowserSession:
     def state(self, tab: Tab | None = None) -> SupervisorState:
         """What the supervisor knows (dialogs, console errors, frames); never waits."""
         return self.supervisor.state(tab)
+
+    def take_relaunch_notice(self) -> Relaunch | None:
+        """The relaunch the caller has not been told about yet, once: after the browser
+        went away, the first call that asks gets it (snapshot headers and tool results
+        show it); later calls get None."""
+        if not self._relaunch_untold:
+            return None
+        self._relaunch_untold = False
+        return self.last_relaunch
 
     async def cdp(
         self,
@@ -619,12 +645,18 @@ class BrowserSession:
 
     @contextlib.asynccontextmanager
     async def _operation(
-        self, timeout_ms: float | None, kind: str, tab: Tab | None = None
+        self,
+        timeout_ms: float | None,
+        kind: str,
+        tab: Tab | None = None,
+        *,
+        on_dialog: OnDialog = "fail",
     ) -> AsyncIterator[Budget]:
         """One public call: a budget, a live browser (relaunched if it died), busy marking.
 
         A call on a closed ``tab`` fails before anything else (a relaunch could not bring
-        that page back)."""
+        that page back). A call on a tab ends at once when its page can no longer answer
+        (interrupts.py): the page crashed, or — as ``on_dialog`` says — a dialog opened."""
         budget = self.budget(timeout_ms, kind)
         if self._closed or self._closing:
             raise SessionClosed(f"session {self.name!r} is closed")
@@ -636,10 +668,18 @@ class BrowserSession:
         self.last_used = time.monotonic()
         try:
             await self._ensure_connected(budget)
-            yield budget
+            if tab is None:
+                yield budget
+            else:
+                if on_dialog == "fail":
+                    tab._check_no_dialog()
+                with tab._calls.enter(on_dialog):
+                    yield budget
         except CDPTimeout as exc:
             if tab is None or exc.session_id is None:
                 raise
+            if tab.pending_dialogs:
+                tab._check_no_dialog()  # what held the page: a dialog, not a busy script
             self.metrics.count("page_busy")
             raise PageBusy(
                 f"tab {tab.id} did not answer {exc.method} within {budget.timeout_s * 1000:.0f} ms",
@@ -712,6 +752,7 @@ class BrowserSession:
         async with self._start_lock:
             if self.connected:
                 return
+            loss = None
             if self._connection is not None:
                 logger.warning(
                     "session %r: the browser went away (%s); relaunching",
@@ -719,8 +760,13 @@ class BrowserSession:
                     self._lost_reason,
                 )
                 self._connection = None
+                loss = self._known_loss()
                 await self.backend.close()
             await self._connect(budget.child(self.config.timeouts.launch_ms / 1000))
+            if loss is not None:
+                self.last_relaunch = Relaunch(loss, time.time(), self.backend.owns_browser)
+                self._loss = None
+                self._relaunch_untold = True
 
     async def _connect(self, budget: Budget, *, again: bool = False) -> None:
         """Start (or, ``again``, reconnect to) the browser and watch its targets."""
@@ -857,6 +903,22 @@ class BrowserSession:
             await self._browser_cdp().send("Browser.close", budget=budget)
             await self.connection.wait_closed(budget)
 
+    def _note_loss(self, reason: str) -> None:
+        """The browser went away with the tabs open now: remembered for the relaunch."""
+        lost = tuple(
+            LostTab(tab.id, tab.url, tab.title) for tab in self._tabs.values() if not tab.closed
+        )
+        self._loss = BrowserLoss(reason, time.time(), lost)
+
+    def _known_loss(self) -> BrowserLoss | None:
+        """The loss not relaunched yet, saying how the browser process ended once that
+        is known (the socket may close before the process is reaped)."""
+        loss = self._loss
+        status = self.backend.exit_status() if self.backend.owns_browser else None
+        if loss is not None and status is not None:
+            loss = self._loss = dataclasses.replace(loss, reason=f"the browser {status}")
+        return loss
+
     def _forget_tabs(self, reason: str) -> None:
         for tab in self._tabs.values():
             tab._mark_closed(reason)
@@ -893,6 +955,11 @@ class BrowserSession:
             )
             return
         self.supervisor.browser_gone(self._lost_reason)
+        self._note_loss(
+            self._lost_reason
+            if status is not None
+            else f"the connection to the browser closed ({self._lost_reason})"
+        )
         self._forget_tabs(
             f"the browser went away ({self._lost_reason}); the next call on session "
             f"{self.name!r} relaunches it — open a new tab"
@@ -920,6 +987,7 @@ class BrowserSession:
             f"gave up reconnecting after {give_up.timeout_s:.0f} s ({attempt} attempts)"
         )
         self.supervisor.browser_gone(self._lost_reason)
+        self._note_loss(f"the connection to the browser was lost and tabwarden {self._lost_reason}")
         self._forget_tabs(f"the connection was lost and {self._lost_reason}")
         logger.warning("session %r: %s", self.name, self._lost_reason)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 from collections.abc import Awaitable, Callable, Sequence
@@ -43,6 +44,7 @@ from .errors import (
     UnknownRef,
 )
 from .frames import AUTO_ATTACH_IFRAMES, FrameRegistry, FrameTracker
+from .interrupts import PageCalls
 from .navigation import (
     NavigationResult,
     NavigationWatch,
@@ -99,6 +101,10 @@ class Tab:
         self.id = tab_id
         self.target_id = target_id
         self._url = ""
+        """From the browser's target info: during a navigation, the pending URL."""
+        self._document_url = ""
+        """The main frame's committed document (moves within it included); empty until
+        this tab's session saw one."""
         self._title = ""
         self._opener_target: str | None = None
         self._session: CDPSession | None = None
@@ -109,6 +115,7 @@ class Tab:
         self._dialogs_seen: set[str] = set()
         self._bridge_error = ""
         self.navigated = False
+        """True once anything loaded in this tab beyond its first blank page."""
         self._created_here = False
         self._detached = False
         self._frames: FrameTracker | None = None
@@ -124,21 +131,25 @@ class Tab:
         """Resolved when a dialog that waits for an answer opens (then replaced)."""
         self._lifecycle: dict[str, set[str]] = {}
         self._evaluations = EvaluationSessions(self)
-        """True once anything loaded in this tab beyond its first blank page."""
+        self._calls = PageCalls()
+        """The calls running on this tab, ended at once by a crash or a dialog."""
 
     def __repr__(self) -> str:
-        state = f"closed: {self._closed_reason}" if self._closed_reason else self._url
+        state = f"closed: {self._closed_reason}" if self._closed_reason else self.url
         return f"<Tab {self.id} {state}>"
 
     # ---- properties (no awaiting: read from target info) ----------------------------
 
     @property
     def url(self) -> str:
-        return self._url
+        """The URL of the document the tab shows. Not a pending navigation's target
+        (which the browser's target info reports while, say, a ``beforeunload`` dialog
+        holds the navigation back)."""
+        return self._document_url or self._url
 
     @property
     def title(self) -> str:
-        return _real_title(self._title, self._url)
+        return _real_title(self._title, self.url, self._url)
 
     @property
     def closed(self) -> bool:
@@ -176,7 +187,7 @@ class Tab:
         opener = self.opener
         return TabInfo(
             id=self.id,
-            url=self._url,
+            url=self.url,
             title=self.title,
             active=self._browser.active_tab is self,
             opener=opener.id if opener else None,
@@ -197,21 +208,25 @@ class Tab:
         """
         stage = check_wait_until(wait_until)
         target_url = normalize_url(url)
-        async with self._browser._operation(timeout_ms, "navigation", self) as budget:
+        async with self._browser._operation(
+            timeout_ms, "navigation", self, on_dialog="go_on"
+        ) as budget:
             return await self._navigate(target_url, stage, budget)
 
     async def reload(
         self, *, wait_until: str = "load", timeout_ms: float | None = None
     ) -> NavigationResult:
         stage = check_wait_until(wait_until)
-        async with self._browser._operation(timeout_ms, "navigation", self) as budget:
+        async with self._browser._operation(
+            timeout_ms, "navigation", self, on_dialog="go_on"
+        ) as budget:
             session = await self._ready_session(budget)
 
             async def trigger() -> str | None:
                 await session.send("Page.reload", budget=budget)
                 return None
 
-            return await self._navigation(session, self._url, stage, budget, trigger)
+            return await self._navigation(session, self.url, stage, budget, trigger)
 
     async def back(
         self, *, wait_until: str = "load", timeout_ms: float | None = None
@@ -248,12 +263,21 @@ class Tab:
         """
         start = Cursor.parse(cursor)
         check_max_chars(max_chars)
-        async with self._browser._operation(timeout_ms, "action", self) as budget:
+        async with self._browser._operation(
+            timeout_ms, "action", self, on_dialog="go_on"
+        ) as budget:
             if start.capture is not None:
                 return await self._later_page(
                     budget, start, full=full, scope=scope, find=find, max_chars=max_chars
                 )
-            capture = await self._snapshot(budget, full=full, scope=scope, find=find, summary=True)
+            read = functools.partial(
+                self._snapshot, budget, full=full, scope=scope, find=find, summary=True
+            )
+            _, capture = await self._until_dialog(read())
+            if capture is None:
+                # A dialog opened during the read: the page is paused, and the snapshot says
+                # so the way it does for a dialog that was already open.
+                capture = await read()
             snapshot = capture.page(max_chars=max_chars)
             if snapshot.page.next_cursor is not None:
                 self._captures.keep(capture)
@@ -308,7 +332,9 @@ class Tab:
         """Answer this tab's pending dialog (``accept`` or ``dismiss``; ``prompt_text`` for
         a prompt). With several pending, name one by ``dialog_id``."""
         accept = _dialog_action(action)
-        async with self._browser._operation(timeout_ms, "action", self) as budget:
+        async with self._browser._operation(
+            timeout_ms, "action", self, on_dialog="go_on"
+        ) as budget:
             return await self._browser.supervisor.answer(
                 accept=accept,
                 prompt_text=prompt_text,
@@ -488,7 +514,6 @@ class Tab:
         """The visible text of an element, or of the whole page (bounded by ``max_chars``)."""
         async with self._browser._operation(timeout_ms, "action", self) as budget:
             await self._ready_session(budget)
-            self._check_no_dialog()
             if ref is None:
                 session = self.frames.main_session
                 reply = await session.send(
@@ -555,7 +580,6 @@ class Tab:
         """The page as Markdown (or plain text), paged; untrusted page data."""
         async with self._browser._operation(timeout_ms, "action", self) as budget:
             session = await self._ready_session(budget)
-            self._check_no_dialog()
             return await page_content(
                 session,
                 budget,
@@ -570,7 +594,6 @@ class Tab:
         """The page's images: src, alt, rendered and natural size, loaded or broken."""
         async with self._browser._operation(timeout_ms, "action", self) as budget:
             session = await self._ready_session(budget)
-            self._check_no_dialog()
             return await page_images(session, budget, max_images=max_images)
 
     async def evaluate(
@@ -597,7 +620,6 @@ class Tab:
             raise EvaluateDisabled("evaluating JavaScript is turned off for this session")
         async with self._browser._operation(timeout_ms, "evaluate", self) as budget:
             await self._ready_session(budget)
-            self._check_no_dialog()
             return await run_evaluate(
                 self,
                 budget,
@@ -613,7 +635,9 @@ class Tab:
     async def terminate_script(self, *, timeout_ms: float | None = None) -> bool:
         """Stop the script that keeps this page busy (``Runtime.terminateExecution`` on
         each of its frames' sessions). Returns True when something was busy."""
-        async with self._browser._operation(timeout_ms, "action", self) as budget:
+        async with self._browser._operation(
+            timeout_ms, "action", self, on_dialog="go_on"
+        ) as budget:
             stopped = False
             for session in self.frames.sessions():
                 if await is_busy(session):
@@ -641,7 +665,6 @@ class Tab:
         """
         async with self._browser._operation(timeout_ms, "action", self) as budget:
             await self._ready_session(budget)
-            self._check_no_dialog()
             self._actions += 1
             self._object_group = f"tabwarden-action-{self._actions}"
             try:
@@ -680,7 +703,7 @@ class Tab:
         the log after reading. The newest ``max_entries`` are returned; the report says
         how many matched and how many the tab's ring dropped.
         """
-        async with self._browser._operation(timeout_ms, "action", self):
+        async with self._browser._operation(timeout_ms, "action", self, on_dialog="go_on"):
             return self._browser.supervisor.console.read(
                 self, level=level, since=since, clear=clear, max_entries=max_entries
             )
@@ -707,16 +730,21 @@ class Tab:
         """
         log = self._browser.supervisor.network
         if request_id is not None:
-            async with self._browser._operation(timeout_ms, "action", self) as budget:
+            async with self._browser._operation(
+                timeout_ms, "action", self, on_dialog="go_on"
+            ) as budget:
                 return await log.details(self, request_id, budget)
         request_filter = RequestFilter.parse(url, type, status)
-        async with self._browser._operation(timeout_ms, "action", self):
+        async with self._browser._operation(timeout_ms, "action", self, on_dialog="go_on"):
             return log.list(self, request_filter, max_entries=max_entries, clear=clear)
 
     def _diagnostics_line(self) -> list[str]:
-        """The snapshot header's console and network line (errors since the last one)."""
+        """The snapshot header's lines of what went wrong since the last one: a relaunch of
+        the browser (told once), console and network errors."""
+        relaunch = self._browser.take_relaunch_notice()
+        lines = [f"# {relaunch.describe()}"] if relaunch is not None else []
         line = self._browser.supervisor.diagnostics_summary(self)
-        return [f"# {line}"] if line else []
+        return lines + ([f"# {line}"] if line else [])
 
     # ---- storage and emulation (diagnostics/storage.py, emulation.py) -----------------
 
@@ -752,7 +780,7 @@ class Tab:
             return await self._browser.save_storage_state(file, timeout_ms=timeout_ms)
         if action == "load_state":
             return await self._browser.load_storage_state(file or "", timeout_ms=timeout_ms)
-        async with self._browser._operation(timeout_ms, "action", self) as budget:
+        async with self._browser._operation(timeout_ms, "action", self, on_dialog="end") as budget:
             await self._ready_session(budget)
             return await storage.run(
                 self,
@@ -802,7 +830,6 @@ class Tab:
         )
         async with self._browser._operation(timeout_ms, "action", self) as budget:
             session = await self._ready_session(budget)
-            self._check_no_dialog()
             return await save_pdf(session, self._browser.paths, path, params, budget)
 
     async def record_start(
@@ -818,7 +845,6 @@ class Tab:
         repaints); ``record_stop`` saves them. One recording per tab."""
         async with self._browser._operation(timeout_ms, "action", self) as budget:
             session = await self._ready_session(budget)
-            self._check_no_dialog()
             recordings = self._browser._recordings
             if self.id in recordings:
                 raise ActionError(
@@ -885,7 +911,7 @@ class Tab:
                 f"{method!r} is not a CDP method", hint="use Domain.method, e.g. Runtime.evaluate"
             )
         check_raw_method(method)
-        async with self._browser._operation(timeout_ms, "action", self) as budget:
+        async with self._browser._operation(timeout_ms, "action", self, on_dialog="end") as budget:
             session = await self._ready_session(budget)
             params = dict(params or {})
             if frame_id is not None and frame_id != self.target_id:
@@ -949,7 +975,10 @@ class Tab:
         self._frames = FrameTracker(
             session, self.target_id, lambda: self._browser.setup_commands(top_level=False)
         )
+        self._document_url = ""  # target info until this session sees a commit
         session.subscribe("Page.lifecycleEvent", self._on_lifecycle)
+        session.subscribe("Page.frameNavigated", self._on_frame_navigated)
+        session.subscribe("Page.navigatedWithinDocument", self._on_same_document)
         session.subscribe("Inspector.targetCrashed", self._on_crashed)
         session.subscribe("Inspector.targetReloadedAfterCrash", self._on_recovered)
         return asyncio.get_running_loop().create_task(
@@ -1079,7 +1108,10 @@ class Tab:
                 # A reload or history step led where the policy forbids (no page came
                 # back); a page that loaded and then moved on by itself is not that.
                 raise guard.denied(blocked)
-            return await self._finish(outcome, budget)
+            # Cut short by a dialog: a new document that committed opened it (an alert
+            # while loading: navigated); else the page being left did (a beforeunload).
+            navigated = finished or "commit" in outcome.reached or outcome.same_document
+            return await self._finish(outcome, budget, navigated=navigated, requested_url=url)
 
     async def _act(
         self,
@@ -1094,7 +1126,9 @@ class Tab:
         whatever the action was still sending: the action then ends at once and
         its receipt reports the dialog.
         """
-        async with self._browser._operation(timeout_ms, "action", self) as budget:
+        async with self._browser._operation(
+            timeout_ms, "action", self, on_dialog="go_on"
+        ) as budget:
             await self._ready_session(budget)
             self._check_no_dialog()
             async with self._input_lock:
@@ -1119,12 +1153,18 @@ class Tab:
         """
         opened: asyncio.Future[Any] = self._next_dialog  # only one that opens from now on
         task: asyncio.Future[Any] = asyncio.ensure_future(work)
-        await asyncio.wait({task, opened}, return_when=asyncio.FIRST_COMPLETED)
-        if task.done():
-            return True, task.result()
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError, TabwardenError):
-            await task
+        try:
+            await asyncio.wait({task, opened}, return_when=asyncio.FIRST_COMPLETED)
+            if task.done():
+                return True, task.result()
+        finally:
+            # Cut short by a dialog, or this call itself was (a crash, the caller):
+            # the work ends here too; its own error no longer matters.
+            if not task.done():
+                task.cancel()
+                await asyncio.wait({task})
+            if not task.cancelled():
+                task.exception()
         return False, None
 
     def _describe(self, target: str | None) -> str | None:
@@ -1135,20 +1175,29 @@ class Tab:
         entry = self.refs.get(ref) if ref else None
         return entry.describe() if entry else target
 
-    def _dialog_opened_now(self) -> None:
-        """Called by the supervisor: wake whatever waits on this tab's page."""
+    def _dialog_opened_now(self, dialog: PendingDialog) -> None:
+        """Called by the supervisor: wake whatever waits on this tab's page — calls that
+        report a dialog stop their work, the others end with ``DialogBlocking``."""
         opened, self._next_dialog = self._next_dialog, asyncio.get_running_loop().create_future()
         opened.set_result(None)
+        self._calls.dialog_opened(lambda: self._blocked_by(dialog, opened_now=True))
+
+    def _halted(self) -> bool:
+        """The page cannot run script now: its renderer crashed, or a dialog waits."""
+        return self._crashed or bool(self.pending_dialogs)
 
     def _check_no_dialog(self) -> None:
         pending = self.pending_dialogs
         if pending:
-            dialog = pending[0]
-            raise DialogBlocking(
-                f"tab {self.id} is blocked by dialog {dialog.describe()}",
-                dialog_type=dialog.type,
-                hint=f"answer it first: {dialog.answer_call()}",
-            )
+            raise self._blocked_by(pending[0])
+
+    def _blocked_by(self, dialog: PendingDialog, *, opened_now: bool = False) -> DialogBlocking:
+        when = " (it opened while this call was running)" if opened_now else ""
+        return DialogBlocking(
+            f"tab {self.id} is blocked by dialog {dialog.describe()}{when}",
+            dialog_type=dialog.type,
+            hint=f"answer it first: {dialog.answer_call()}",
+        )
 
     def _release_objects(self, group: str) -> None:
         """Free the remote objects an action made (fire and forget, bounded)."""
@@ -1322,14 +1371,14 @@ class Tab:
     def _closed_error(self) -> TabClosed:
         return TabClosed(f"tab {self.id} is closed: {self._closed_reason}")
 
-    async def _finish(self, outcome: _Outcome, budget: Budget) -> NavigationResult:
+    async def _finish(
+        self, outcome: _Outcome, budget: Budget, *, navigated: bool, requested_url: str
+    ) -> NavigationResult:
         await self._refresh_info(budget)
-        title = self.title
-        url = self._url or outcome.url
         return NavigationResult(
             tab_id=self.id,
-            url=url,
-            title=title,
+            url=self.url or outcome.url,
+            title=self.title,
             status=outcome.status,
             status_text=outcome.status_text,
             wait_until=outcome.wait_until,
@@ -1337,13 +1386,17 @@ class Tab:
             elapsed_ms=outcome.elapsed_ms,
             same_document=outcome.same_document,
             dialog=self.pending_dialog,
+            navigated=navigated,
+            requested_url=requested_url,
         )
 
     async def _go_history(
         self, step: int, wait_until: str, timeout_ms: float | None
     ) -> NavigationResult:
         stage = check_wait_until(wait_until)
-        async with self._browser._operation(timeout_ms, "navigation", self) as budget:
+        async with self._browser._operation(
+            timeout_ms, "navigation", self, on_dialog="go_on"
+        ) as budget:
             session = await self._ready_session(budget)
             history = await session.send("Page.getNavigationHistory", budget=budget)
             index = history["currentIndex"] + step
@@ -1363,17 +1416,20 @@ class Tab:
 
     def _on_crashed(self, event: Event) -> None:
         self._crashed = True
-        logger.warning("the page of tab %s crashed (%s)", self.id, self._url)
+        logger.warning("the page of tab %s crashed (%s)", self.id, self.url)
         session = self._session
         if session is not None and session.session_id is not None:
             session.connection.fail_session(session.session_id, self.crashed_error)
+        # Calls waiting on anything else (a poll's pause, an evaluation's own session,
+        # an event) end now too: nothing they wait for will come.
+        self._calls.crashed(lambda: self.crashed_error("this call"))
 
     def _on_recovered(self, event: Event) -> None:
         self._crashed = False
 
     def crashed_error(self, doing: str = "") -> TabCrashed:
         while_ = f" while {doing} was running" if doing else ""
-        return TabCrashed(f"the page of tab {self.id} ({self._url}) crashed{while_}")
+        return TabCrashed(f"the page of tab {self.id} ({self.url}) crashed{while_}")
 
     def _on_lifecycle(self, event: Event) -> None:
         self._crashed = False  # a document is loading: the renderer is alive again
@@ -1384,14 +1440,27 @@ class Tab:
             self._lifecycle = {loader: set()}  # only the current document matters
         self._lifecycle[loader].add(event.params.get("name", ""))
 
+    def _on_frame_navigated(self, event: Event) -> None:
+        frame = event.params.get("frame", {})
+        if frame.get("id") == self.target_id and not frame.get("parentId"):
+            # An error page commits as chrome-error://…; the URL it failed to load is the
+            # document's (the browser's address bar shows that one too).
+            url = frame.get("unreachableUrl") or frame.get("url", "") + frame.get("urlFragment", "")
+            self._document_url = url
+
+    def _on_same_document(self, event: Event) -> None:
+        if event.params.get("frameId") == self.target_id:
+            self._document_url = event.params.get("url", self._document_url)
+
     def _network_idle(self) -> bool:
         loader = self.frames.loader_of(self.target_id) or ""
         return "networkIdle" in self._lifecycle.get(loader, set())
 
 
-def _real_title(title: str, url: str) -> str:
-    """The page's own title; Chromium shows the URL (without scheme) for a page with none."""
-    if title in (url, url.split("://", 1)[-1]):
+def _real_title(title: str, *urls: str) -> str:
+    """The page's own title; Chromium shows the URL (without scheme) for a page with none
+    (the shown document's, or a pending navigation's)."""
+    if any(title in (url, url.split("://", 1)[-1]) for url in urls):
         return ""
     return title
 

@@ -177,6 +177,15 @@ def test_output_is_plain_text_and_json(recorder: Recorder) -> None:
     assert json.loads(done.output) == recorder.result
 
 
+def test_a_result_flagged_as_an_error_is_printed_and_exits_3(recorder: Recorder) -> None:
+    recorder.result = {"text": "tab t1: not navigated\n# 21 chars", "is_error": True}
+    done = invoke("navigate", "localhost:8000")
+    assert done.exit_code == 3
+    assert done.output == "tab t1: not navigated\n# 21 chars\n"
+    done = invoke("navigate", "localhost:8000", "--json")
+    assert done.exit_code == 3 and json.loads(done.output)["is_error"] is True
+
+
 def test_screenshots_are_written_to_files(
     recorder: Recorder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -152,6 +152,21 @@ async def test_tool_results_become_text_and_images(fake_tool: Callable[[Fake], N
     assert base64.b64decode(second.data) == png
 
 
+async def test_a_result_that_did_not_do_what_was_asked_is_an_error_result(
+    fake_tool: Callable[[Fake], None],
+) -> None:
+    async def fake(ctx: ToolContext, name: str, arguments: dict[str, Any] | None) -> ToolResult:
+        return ToolResult("tab t1: not navigated", {"navigated": False}, is_error=True)
+
+    fake_tool(fake)
+    async with legacy() as client:
+        result = await client.call_tool("browser_navigate", {"url": "http://x.test/"})
+    assert result.is_error
+    assert text(result).startswith("tab t1: not navigated")
+    assert result.structured_content is not None
+    assert result.structured_content["is_error"] is True
+
+
 async def test_structured_content_is_bounded_like_the_text(
     fake_tool: Callable[[Fake], None],
 ) -> None:

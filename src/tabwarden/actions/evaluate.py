@@ -5,7 +5,9 @@ flatten mode gives it one), so nothing queues behind a slow script. At the
 deadline, or when the caller goes away, a script still running is stopped with
 ``Runtime.terminateExecution`` and the evaluation session is detached; a
 promise that never settles is simply abandoned (terminating then would kill the
-page's *next* script instead).
+page's *next* script instead). A dialog or a crash ends the call at once (the
+tab's page call, interrupts.py) and nothing is terminated: a script paused on a
+dialog goes on once it is answered.
 """
 
 from __future__ import annotations
@@ -171,6 +173,14 @@ async def evaluate(
         )
     except (DeadlineExceeded, Cancelled, asyncio.CancelledError) as exc:
         elapsed = int((time.monotonic() - started) * 1000)
+        if tab._halted():
+            # A dialog paused the script (it goes on once the dialog is answered) or the
+            # renderer is gone: there is nothing to stop, and terminating now would kill
+            # whatever runs after the dialog. The call says what happened (DialogBlocking,
+            # TabCrashed); the evaluation is left to finish on its own.
+            _abandon(tab, target_id)
+            metrics.evaluated(elapsed, "interrupted")
+            raise
         terminated = await asyncio.shield(_stop(tab, target_id))
         if terminated:
             metrics.count("evaluate_terminations")
@@ -366,6 +376,19 @@ async def _stop(tab: Tab, target_id: str) -> bool:
 
     tab._browser._spawn(asyncio.get_running_loop().create_task(clean_up()))
     return busy
+
+
+def _abandon(tab: Tab, target_id: str) -> None:
+    """Stop using the evaluation session of ``target_id`` (detached in the background)."""
+    stale = tab._evaluations.take(target_id)
+    if stale is None:
+        return
+
+    async def detach() -> None:
+        with contextlib.suppress(TabwardenError):
+            await stale.detach(budget=Budget(_STOP_S * 5))
+
+    tab._browser._spawn(asyncio.get_running_loop().create_task(detach()))
 
 
 def _script_error(details: dict[str, Any]) -> ScriptError:

@@ -279,6 +279,17 @@ class EventQueue:
             raise item
         return item
 
+    def ready(self) -> list[Event]:
+        """The events received and not taken yet, without waiting."""
+        events = []
+        while not self._items.empty():
+            item = self._items.get_nowait()
+            if isinstance(item, ConnectionLost):
+                self._items.put_nowait(item)  # later gets fail the same way
+                break
+            events.append(item)
+        return events
+
     def close(self) -> None:
         for subscription in self._subscriptions:
             subscription.close()

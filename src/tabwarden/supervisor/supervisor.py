@@ -366,7 +366,7 @@ class Supervisor:
             accept = self.policy == "auto_accept"
             self._spawn(self._auto_answer(dialog, accept, "auto_policy"))
             return dialog
-        tab._dialog_opened_now()
+        tab._dialog_opened_now(dialog)
         handle = asyncio.get_running_loop().call_later(
             self.dialog_timeout_s, self._watchdog_fired, dialog.id
         )

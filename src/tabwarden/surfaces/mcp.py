@@ -206,7 +206,7 @@ def _result(result: ToolResult) -> types.CallToolResult:
     return types.CallToolResult(
         content=list(content),
         structured_content=_structured(result),
-        is_error=False,
+        is_error=result.is_error,
         meta=meta,
     )
 

@@ -24,6 +24,8 @@ def _receipt(receipt: Receipt) -> ToolResult:
 
 
 def _navigation(result: NavigationResult) -> ToolResult:
+    if not result.navigated:
+        return _held_back(result)
     status = "-" if result.status is None else f"{result.status} {result.status_text}".strip()
     lines = [f"tab {result.tab_id}: {status} {result.url} {json.dumps(result.title)}"]
     lines.append(f"reached {', '.join(result.reached) or 'nothing'} in {result.elapsed_ms} ms")
@@ -35,6 +37,28 @@ def _navigation(result: NavigationResult) -> ToolResult:
     if not result.ok:
         lines.append(f"HTTP error {result.status}: the page says why; take a snapshot")
     return ToolResult("\n".join(lines), result.to_dict(), untrusted=True)
+
+
+def _held_back(result: NavigationResult) -> ToolResult:
+    """A dialog of the page being left held the navigation back: an error with a result."""
+    lines = [
+        f"tab {result.tab_id}: not navigated to {result.requested_url} — still on "
+        f"{result.url} {json.dumps(result.title)}"
+    ]
+    dialog = result.dialog
+    if dialog is None:
+        lines.append("a dialog held it back and is closed now; take a snapshot to see the tab")
+    elif dialog.type == "beforeunload":
+        lines.append(
+            f"the page asks before it is left: {dialog.describe()} — accept it to leave (the "
+            f"navigation then goes on) or dismiss it to stay: {dialog.answer_call()}"
+        )
+    else:
+        lines.append(
+            f"a dialog of this page opened before the new one committed: {dialog.describe()} "
+            f"— answer it with {dialog.answer_call()}, then take a snapshot to see the tab"
+        )
+    return ToolResult("\n".join(lines), result.to_dict(), untrusted=True, is_error=True)
 
 
 # ---- navigation ---------------------------------------------------------------------

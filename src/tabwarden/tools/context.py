@@ -51,6 +51,14 @@ class ToolContext:
             self.name, cdp_url=self.cdp_url, consent=self._consent(), timeout_ms=timeout_ms
         )
 
+    def relaunch_notice(self) -> str:
+        """Once after the session's browser went away and was relaunched: what was lost
+        and when (empty otherwise, and when a snapshot's header told it already)."""
+        if self.name not in self.manager.names():
+            return ""
+        relaunch = self.manager.get(self.name).take_relaunch_notice()
+        return relaunch.describe() if relaunch is not None else ""
+
     async def tab(self, tab_id: str | None = None) -> Tab:
         session = await self.session()
         if tab_id is not None:

@@ -108,10 +108,18 @@ async def call_tool(
         spec = get_tool(name, tools)
         result = await spec.handler(ctx, validate(spec, arguments))
     except TabwardenError as exc:
+        notice = ctx.relaunch_notice()
+        if notice:
+            exc.message = f"{exc.message} — note: {notice}"
+            exc.args = (exc.message, *exc.args[1:])
         redactor.redact_error(exc)  # in place: its type and attributes stay
         raise
+    notice = ctx.relaunch_notice()  # unless the result (a snapshot's header) told it
     return dataclasses.replace(
-        result, text=redactor.redact_text(result.text), data=redactor.redact_value(result.data)
+        result,
+        text=redactor.redact_text(result.text),
+        data=redactor.redact_value(result.data),
+        notice=redactor.redact_text(notice),
     )
 
 
