@@ -57,6 +57,7 @@ from .screenshot import Screenshot, save_screenshot
 from .screenshot import capture as capture_screenshot
 from .snapshot import DEFAULT_MAX_CHARS, RefTable, Snapshot, SnapshotNode, page_lines, parse_ref
 from .snapshot.build import build_tree
+from .snapshot.model import LeftOut
 from .snapshot.render import render_lines
 from .snapshot.walker import walk_frames
 from .supervisor.dialogs import ClosedDialog, PendingDialog
@@ -1181,7 +1182,12 @@ class Tab:
         if scope is not None:
             view = self._scope_node(root, scope)
             header.append(f"# scope {view.ref}")
-        lines = render_lines(view, full=full, page_url=self.url)
+        left_out = None
+        if scope is None and not full:
+            left_out = LeftOut()
+            for walk in walks.values():
+                left_out = left_out.plus(walk.left_out or LeftOut())
+        lines = render_lines(view, full=full, page_url=self.url, left_out=left_out)
         if not full and scope is None:
             self._last_view = lines
         page = page_lines(header, lines, max_chars=max_chars, cursor=cursor, find=find)

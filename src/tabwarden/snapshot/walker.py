@@ -23,6 +23,7 @@ from ..budget import Budget
 from ..cdp.session import CDPSession
 from ..errors import CDPError, TabwardenError
 from ..frames import FrameInfo, FrameRegistry
+from .model import LeftOut
 
 __all__ = ["WALKER_JS", "WORLD_NAME", "FrameWalk", "element_by_handle", "walk_frames", "world"]
 
@@ -67,6 +68,8 @@ class FrameWalk:
     """The world's token: handles are only meaningful together with it."""
     children: dict[int, str] = field(default_factory=dict)
     """Handle of an <iframe> in this frame → the frame id it hosts."""
+    left_out: LeftOut | None = None
+    """What the interactive view leaves out of this frame (None for a full walk)."""
 
 
 async def world(registry: FrameRegistry, frame_id: str, budget: Budget) -> int:
@@ -263,6 +266,7 @@ async def _walk(
             scroll=(float(data["sx"]), float(data["sy"])),
             title=str(data.get("t", "")),
             token=token,
+            left_out=LeftOut(*data["o"]) if "o" in data else None,
         )
     return None
 
