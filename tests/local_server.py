@@ -36,9 +36,10 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
         elif route[0] == "slow":
-            # Holds the response: for deadlines and for killing the browser mid-load.
+            # Holds the response: for deadlines and for killing the browser mid-load;
+            # ?status= answers with that status.
             time.sleep(min(float(query.get("ms", "1000")) / 1000, 30))
-            self._send(200, "<title>Slow</title><p>slow</p>")
+            self._send(int(query.get("status", "200")), "<title>Slow</title><p>slow</p>")
         elif route[0] == "set-cookie":
             name, value = query.get("name", "c"), query.get("value", "1")
             self._send(
@@ -116,6 +117,15 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             self.wfile.write(data)
         else:
             super().do_GET()
+
+    def do_POST(self) -> None:
+        parts = urlsplit(self.path)
+        if parts.path.strip("/") == "slow":
+            # A form's request: the body is read and dropped, then answered like GET /slow.
+            self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            self.do_GET()
+        else:
+            self.send_error(HTTPStatus.NOT_IMPLEMENTED)
 
     def _send_download(self, name: str, query: dict[str, str]) -> None:
         """An attachment: ``?body=`` text, ``exe`` (an MZ header), ``sh`` (a shebang);

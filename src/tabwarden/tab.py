@@ -1036,6 +1036,7 @@ class Tab:
                 self._actions += 1
                 group = self._object_group = f"tabwarden-action-{self._actions}"
                 with ActionWatch(self) as watch:
+                    watch.start(budget)
                     try:
                         _, done = await self._until_dialog(body(budget))
                     finally:
