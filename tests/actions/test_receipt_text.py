@@ -114,6 +114,19 @@ async def test_text_that_appears_or_goes_away_outside_the_view_is_reported(order
     assert "text appeared" not in same.text() and "text went away" not in same.text()
 
 
+async def test_a_long_list_rendered_again_reports_only_what_differs(browser, server):
+    tab = await browser.new_tab(server.url("/long_list.html"))
+    try:
+        snap = await tab.snapshot()
+        same = await tab.click(_ref(snap, "Refresh"))  # 3,000 items out, the same back in
+        assert same.text_changes is not None and same.text_changes.empty
+        renamed = await tab.click(_ref(snap, "Rename"))
+        assert renamed.text_changes.appeared == ["Item seven"]
+        assert renamed.text_changes.gone == ["Item 7"] and renamed.text_changes.more == 0
+    finally:
+        await tab.close()
+
+
 async def test_a_receipt_keeps_the_read_it_took_while_the_page_settled(order):
     # The page is read while the action's queued tasks run; when nothing changed after
     # that read, it is the receipt's view (one walk of the page, not two).

@@ -13,7 +13,6 @@ is left to the receipt's diff of the interactive view, which names them with ref
 from __future__ import annotations
 
 import weakref
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,7 +32,7 @@ _SAME_AS_DIFF = 40
 _WATCH = """function(lifetimeMs, idleMs) {
   const G = globalThis;
   if (G.__tabwardenText) G.__tabwardenText.stop();
-  const MAX_NODES = 400, MAX_BLOCKS = 60, MAX_TEXT = 300;
+  const MAX_NODES = 10000, MAX_LISTED = 20, MAX_TEXT = 300;
   // Text inside these is not reported here: a control's label is in the view's diff.
   const SKIP = "script,style,template,noscript,head,title,[aria-hidden=true],button,a[href]," +
     "input,select,textarea,label,summary,option,[contenteditable]:not([contenteditable=false])," +
@@ -49,25 +48,27 @@ _WATCH = """function(lifetimeMs, idleMs) {
       .test(v || ""),
   };
   const added = new Set(), edited = new Set(), removed = [], before = new Map();
-  let dropped = 0;
+  const blank = (n) => n.nodeType === 3 && !/\\S/.test(n.data);  // between elements
+  let overflow = false;  // more changed than it keeps
   const take = (records) => {
     for (const r of records) {
       if (r.type === "characterData") {
-        if (edited.size < MAX_NODES) edited.add(r.target); else dropped++;
+        if (edited.size < MAX_NODES) edited.add(r.target); else overflow = true;
       } else if (r.type === "attributes") {
         let old = before.get(r.target);
         if (!old) {
-          if (before.size >= MAX_NODES) { dropped++; continue; }
+          if (before.size >= MAX_NODES) continue;  // styles churning (an animation)
           before.set(r.target, old = {});
         }
         if (!(r.attributeName in old)) old[r.attributeName] = r.oldValue;
       } else {
         for (const n of r.removedNodes) {
-          if (added.delete(n)) continue;  // came and went during the action
-          if (removed.length < MAX_NODES) removed.push([r.target, n]); else dropped++;
+          if (added.delete(n) || blank(n)) continue;  // came and went, or holds no text
+          if (removed.length < MAX_NODES) removed.push([r.target, n]); else overflow = true;
         }
         for (const n of r.addedNodes) {
-          if (added.size < MAX_NODES) added.add(n); else dropped++;
+          if (blank(n)) continue;
+          if (added.size < MAX_NODES) added.add(n); else overflow = true;
         }
       }
     }
@@ -108,45 +109,59 @@ _WATCH = """function(lifetimeMs, idleMs) {
     clearTimeout(timer);
     timer = setTimeout(stop, idleMs);
     take(observer.takeRecords());
-    const blocks = new Set();
-    for (const n of [...added, ...edited]) {
-      if ((n.nodeType !== 1 && n.nodeType !== 3) || !n.isConnected) continue;
-      const el = blockOf(n);
-      if (el && !(el.closest(SKIP))) blocks.add(el);
-    }
-    const hidden = [];
+    const skips = new Map();
+    const skipped = (el) => {  // in or under what SKIP names (closest(), remembered)
+      if (!el || el.nodeType !== 1) return false;
+      let skip = skips.get(el);
+      if (skip === undefined) skips.set(el, skip = el.matches(SKIP) || skipped(el.parentElement));
+      return skip;
+    };
+    const revealed = [], hidden = [];
     for (const [el, old] of before) {
-      if (!el.isConnected || el.closest(SKIP)) continue;
+      if (!el.isConnected || skipped(el)) continue;
       const was = wasHidden(el, old);
-      if (was === true && el.checkVisibility()) blocks.add(el);  // shown by the action
+      if (was === true && el.checkVisibility()) revealed.push(el);  // shown by the action
       else if (was === false && !el.checkVisibility()) hidden.push(el);  // hidden by it
     }
-    let more = dropped;
+    // Text that went away, by its raw text (no layout needed).
+    const left = new Map();
+    const away = (text) => { if (text) left.set(text, (left.get(text) || 0) + 1); };
+    for (const [parent, n] of removed) {
+      if (skipped(parent) || (n.nodeType === 1 && n.matches(SKIP))) continue;
+      let fresh = false;  // taken out of something the action put in: never there before
+      for (let up = parent; up && !fresh; up = up.parentNode) fresh = added.has(up);
+      if (!fresh && (n.nodeType === 1 || n.nodeType === 3)) away(squash(n.textContent));
+    }
+    for (const el of hidden) away(squash(el.textContent));
+    // What a re-render took out and put back the same cancels out, node for node; the
+    // rest is read a block at a time.
+    const blocks = new Set(revealed);
+    for (const n of added) {
+      if ((n.nodeType !== 1 && n.nodeType !== 3) || !n.isConnected) continue;
+      const raw = squash(n.textContent);
+      const same = raw && left.get(raw);
+      if (same) left.set(raw, same - 1);
+      else if (raw) blocks.add(blockOf(n));
+    }
+    for (const n of edited) if (n.isConnected) blocks.add(blockOf(n));
+    let more = 0;
     const appeared = [];
     for (const el of blocks) {
+      if (!el || skipped(el)) continue;
       let outer = false;  // inside another block that is reported whole
       for (let up = el.parentElement; up && !outer; up = up.parentElement) outer = blocks.has(up);
       if (outer || !el.checkVisibility()) continue;
-      if (appeared.length >= MAX_BLOCKS) { more++; continue; }
+      if (appeared.length >= MAX_LISTED) { more++; continue; }
       const text = visibleText(el);
       if (text) appeared.push(text);
     }
     const gone = [];
-    const away = (text) => {
-      if (gone.length >= MAX_BLOCKS) more++;
-      else if (text) gone.push(text);
-    };
-    for (const [parent, n] of removed) {
-      if (n.nodeType !== 1 && n.nodeType !== 3) continue;
-      if ((parent.closest && parent.closest(SKIP)) || (n.nodeType === 1 && n.matches(SKIP))) {
-        continue;
+    for (const [text, count] of left) {
+      for (let i = 0; i < count; i++) {
+        if (gone.length >= MAX_LISTED) more++; else gone.push(clip(text));
       }
-      let fresh = false;  // taken out of something the action put in: never there before
-      for (let up = parent; up && !fresh; up = up.parentNode) fresh = added.has(up);
-      if (!fresh) away(clip(squash(n.textContent)));
     }
-    for (const el of hidden) away(clip(squash(el.textContent)));
-    return { appeared, gone, more };
+    return { appeared, gone, more, overflow };
   }
   function stop() {
     observer.disconnect();
@@ -210,23 +225,25 @@ class TextChanges:
     gone: list[str] = field(default_factory=list)
     more: int = 0
     """Changes left out to keep the receipt short."""
+    overflow: bool = False
+    """The page changed more than the watch keeps track of: there is more than it says."""
 
     @classmethod
     def from_page(cls, found: Any) -> TextChanges | None:
-        """From what ``COLLECT`` returned; what a re-render took and put back cancels out."""
+        """From what the watch's ``collect()`` returned (None when it did not run)."""
         if not isinstance(found, dict):
             return None
-        appeared = [t for t in found.get("appeared", ()) if isinstance(t, str)]
-        gone = [t for t in found.get("gone", ()) if isinstance(t, str)]
-        both = Counter(appeared) & Counter(gone)
         more = found.get("more")
         return cls(
-            _without(appeared, both), _without(gone, both), more if isinstance(more, int) else 0
+            [t for t in found.get("appeared", ()) if isinstance(t, str)],
+            [t for t in found.get("gone", ()) if isinstance(t, str)],
+            more if isinstance(more, int) else 0,
+            found.get("overflow") is True,
         )
 
     @property
     def empty(self) -> bool:
-        return not (self.appeared or self.gone or self.more)
+        return not (self.appeared or self.gone or self.more or self.overflow)
 
     def lines(self, shown: str = "") -> list[str]:
         """The receipt's lines, leaving out text that ``shown`` (the diff's text) holds."""
@@ -235,23 +252,19 @@ class TextChanges:
         out = [f"text appeared: {_quoted(t)}" for t in appeared[:_SHOWN]]
         out += [f"text went away: {_quoted(t)}" for t in gone[: max(0, _SHOWN - len(out))]]
         left = len(appeared) + len(gone) - len(out) + self.more
-        if left:
-            out.append(f"… {left} more text changes: snapshot(full=true) to read the page")
+        if self.overflow:
+            out.append("… and more: the page changed a lot, snapshot(full=true) to read it")
+        elif left:
+            out.append(f"… {left:,} more text changes: snapshot(full=true) to read the page")
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        return {"appeared": self.appeared, "gone": self.gone, "more": self.more}
-
-
-def _without(texts: list[str], common: Counter[str]) -> list[str]:
-    left = Counter(common)
-    out = []
-    for text in texts:
-        if left[text]:
-            left[text] -= 1
-        else:
-            out.append(text)
-    return out
+        return {
+            "appeared": self.appeared,
+            "gone": self.gone,
+            "more": self.more,
+            "overflow": self.overflow,
+        }
 
 
 def _quoted(text: str) -> str:
