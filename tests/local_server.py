@@ -39,12 +39,12 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             self.end_headers()
         elif route[0] == "slow":
             # Holds the response: for deadlines and for killing the browser mid-load.
-            # ?mark=KEY says the request arrived (see /mark).
+            # ?mark=KEY says the request arrived (see /mark); ?status= answers with that status.
             if "mark" in query:
                 with _SEEN_LOCK:
                     _MARKS.add(query["mark"])
             time.sleep(min(float(query.get("ms", "1000")) / 1000, 30))
-            self._send(200, "<title>Slow</title><p>slow</p>")
+            self._send(int(query.get("status", "200")), "<title>Slow</title><p>slow</p>")
         elif route[0] == "mark":
             # A page says it got somewhere (a synchronous request: before its next step).
             with _SEEN_LOCK:
@@ -133,6 +133,15 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             self.wfile.write(data)
         else:
             super().do_GET()
+
+    def do_POST(self) -> None:
+        parts = urlsplit(self.path)
+        if parts.path.strip("/") == "slow":
+            # A form's request: the body is read and dropped, then answered like GET /slow.
+            self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            self.do_GET()
+        else:
+            self.send_error(HTTPStatus.NOT_IMPLEMENTED)
 
     def _send_download(self, name: str, query: dict[str, str]) -> None:
         """An attachment: ``?body=`` text, ``exe`` (an MZ header), ``sh`` (a shebang);

@@ -82,6 +82,15 @@ class BrowserConfig(_Section):
         description="Whether action receipts carry a diff of the interactive view (it costs a "
         "snapshot): auto skips it on large pages (over 1,500 lines).",
     )
+    receipt_settle_ms: int = Field(
+        1_000,
+        ge=0,
+        le=_MAX_TIMEOUT_MS,
+        description="How long an action's receipt waits for the requests the action started "
+        "(fetch, XHR, scripts) to answer and the page to act on them; still open past it, "
+        "they are named in the receipt. An action that started none does not wait "
+        "(0 = never wait).",
+    )
     evaluate_enabled: bool = Field(
         True, description="Allow evaluating JavaScript in pages (evaluate tool and API)."
     )

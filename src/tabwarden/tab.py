@@ -60,6 +60,7 @@ from .screenshot import capture as capture_screenshot
 from .snapshot import DEFAULT_MAX_CHARS, RefTable, Snapshot, SnapshotNode, parse_ref
 from .snapshot.build import build_tree
 from .snapshot.captures import Capture, CaptureStore, Cursor, new_capture_id
+from .snapshot.model import LeftOut
 from .snapshot.render import check_max_chars, render_lines, select_lines
 from .snapshot.walker import changed_since, walk_frames
 from .supervisor.dialogs import ClosedDialog, PendingDialog
@@ -1136,6 +1137,7 @@ class Tab:
                 self._actions += 1
                 group = self._object_group = f"tabwarden-action-{self._actions}"
                 with ActionWatch(self) as watch:
+                    watch.start(budget)
                     try:
                         _, done = await self._until_dialog(body(budget))
                     finally:
@@ -1309,7 +1311,12 @@ class Tab:
         if scope is not None:
             view = self._scope_node(root, scope)
             header.append(f"# scope {view.ref}")
-        lines = render_lines(view, full=full, page_url=self.url)
+        left_out = None
+        if scope is None and not full:
+            left_out = LeftOut()
+            for walk in walks.values():
+                left_out = left_out.plus(walk.left_out or LeftOut())
+        lines = render_lines(view, full=full, page_url=self.url, left_out=left_out)
         if not full and scope is None:
             self._last_view = lines
         header, selected = select_lines(header, lines, find)

@@ -1,25 +1,37 @@
 """Receipts: what an action did and what followed from it, compactly.
 
 An ActionWatch listens from just before the action until it settles: a
-navigation, a new tab, a dialog, console errors; then the interactive view is
-diffed against the previous one, so the agent often needs no new snapshot.
+navigation, a new tab, a dialog, console errors, the requests it started and the
+text it made appear or go away; then the interactive view is diffed against the
+previous one, so the agent often needs no new snapshot.
+
+Settling waits for what the action started and nothing else: the timers and tasks
+its handlers queued; the requests sent since the input (fetch, XHR, scripts,
+stylesheets, frame documents; not streams, sockets, beacons or media) until they
+answer and the page has run what their answers queued, bounded by
+``browser.receipt_settle_ms``; a navigation until DOMContentLoaded. An action that
+started no request does not wait for one.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from ..budget import Budget
 from ..cdp.protocol import Event, Subscription
+from ..diagnostics.network import NetworkRequest
 from ..errors import CDPError, DeadlineExceeded, TabwardenError
 from ..snapshot.captures import Capture
 from ..snapshot.render import SnapshotDiff, diff_lines
 from ..supervisor.dialogs import ClosedDialog, PendingDialog
 from ..supervisor.supervisor import FrameNode
+from .text_changes import TextChanges, start_watch
 
 if TYPE_CHECKING:
     from ..tab import Tab
@@ -33,6 +45,15 @@ page): past it, the receipt reports what is known."""
 _MAX_CONSOLE = 5
 _MAX_DIFF_LINES = 30
 _AUTO_DIFF_MAX_LINES = 1_500
+_MAX_REQUESTS = 3
+"""Requests a receipt names (the rest are counted)."""
+_REQUEST_POLL_S = 0.005
+_NAMED_TYPES = frozenset({"fetch", "xhr", "document"})
+"""Requests a receipt names once answered (calls to the site, frames); scripts and
+stylesheets are waited for but not named unless still open."""
+_AWAITED_TYPES = frozenset({"fetch", "xhr", "script", "stylesheet", "document"})
+"""Requests whose answer the page acts on. Not awaited: streams and sockets (open for
+good), beacons, media, images and fonts (they change no text and log nothing)."""
 
 # A zero-delay timer fires after the timers and tasks the action's handlers queued (a
 # deferred navigation or re-render, a form submission): once it has, their CDP events
@@ -40,7 +61,8 @@ _AUTO_DIFF_MAX_LINES = 1_500
 # (A posted message is not enough: after input Chromium holds timers back until the
 # next frame, and messages overtake them.) It resolves to whether the document changed
 # meanwhile (a MutationObserver), which tells a read taken during the wait from a stale one,
-# and to the document's title then (the browser's copy of it can lag behind).
+# to the document's title then (the browser's copy of it can lag behind), and to the text
+# changes the action's watch saw so far (see text_changes.py; null where none runs).
 _AFTER_QUEUED_TASKS = """new Promise(resolve => {
   let changed = false;  // records are delivered to the callback at each task's end
   const observer = new MutationObserver(() => { changed = true; });
@@ -49,7 +71,8 @@ _AFTER_QUEUED_TASKS = """new Promise(resolve => {
   setTimeout(() => {
     changed = changed || observer.takeRecords().length > 0;
     observer.disconnect();
-    resolve({changed, title: document.title});
+    const watch = globalThis.__tabwardenText;
+    resolve({changed, title: document.title, text: watch ? watch.collect() : null});
   }, 0);
 })"""
 
@@ -81,6 +104,16 @@ class Receipt:
     """Navigations, popups and requests the URL policy blocked during the action."""
     downloads: list[str] = field(default_factory=list)
     """Downloads the action started: ``name (url)``."""
+    requests: list[str] = field(default_factory=list)
+    """Requests the action started that answered: ``POST /order 200 (305 ms)``."""
+    still_open: list[str] = field(default_factory=list)
+    """Requests it started still unanswered when the receipt stopped waiting:
+    ``GET /api/slow (1.0 s)``."""
+    settle_wait_ms: int = 0
+    """How long the receipt waited for the requests the action started and for what their
+    answers queued (0: it started none, and did not wait)."""
+    text_changes: TextChanges | None = None
+    """Text that appeared or went away in the page (None when it could not be watched)."""
 
     def text(self) -> str:
         """The compact form an agent reads."""
@@ -106,15 +139,26 @@ class Receipt:
             lines.append(f"dialog closed: {closed.dialog.describe()} by {closed.closed_by}")
         lines += self.policy_blocks
         lines += [f"download started: {d} (see browser_downloads)" for d in self.downloads]
+        if self.requests:
+            lines.append("requests: " + _listed(self.requests))
+        if self.still_open:
+            count = len(self.still_open)
+            lines.append(
+                f"still waiting on {count} request{'s' if count > 1 else ''}: "
+                + _listed(self.still_open)
+            )
         for error in self.console_errors:
             lines.append(f"console error: {error}")
-        if self.diff is not None and not self.diff.empty:
+        diff_text = self.diff.text() if self.diff is not None and not self.diff.empty else ""
+        text_lines = self.text_changes.lines(diff_text) if self.text_changes else []
+        if diff_text:
             lines.append("page changes:")
-            lines.append(self.diff.text())
-        elif self.diff is not None:
+            lines.append(diff_text)
+        elif self.diff is not None and not text_lines:
             lines.append("no visible change in the interactive view")
         elif self.diff_skipped:
             lines.append(f"page changes not diffed ({self.diff_skipped}): take a snapshot")
+        lines += text_lines
         body = "\n".join(lines)
         return f"{body}\n# {len(body):,} chars"
 
@@ -140,6 +184,10 @@ class Receipt:
             "console_errors": self.console_errors,
             "policy_blocks": self.policy_blocks,
             "downloads": self.downloads,
+            "requests": self.requests,
+            "still_open": self.still_open,
+            "settle_wait_ms": self.settle_wait_ms,
+            "text_changes": None if self.text_changes is None else self.text_changes.to_dict(),
             "diff": None
             if self.diff is None
             else {
@@ -167,6 +215,10 @@ class ActionWatch:
         self.console_errors: list[str] = []
         self.title: str | None = None
         """The document's title once the action's queued tasks ran (None: not read)."""
+        self.text_changes: TextChanges | None = None
+        self.settle_wait_ms = 0
+        self._watching: asyncio.Future[int | None] | None = None
+        """Starts the text watch; its result is the world it runs in."""
         main = tab.frames.main_session
         connection = main.connection
         self._subscriptions: list[Subscription] = [
@@ -189,6 +241,23 @@ class ActionWatch:
     def __exit__(self, *exc: object) -> None:
         for subscription in self._subscriptions:
             subscription.close()
+        if self._watching is not None and not self._watching.done():
+            self._watching.cancel()  # the page's watch stops by itself
+
+    def start(self, budget: Budget) -> None:
+        """Start watching the page's text before the action's input: sent at once, ahead
+        of the action's own commands to the page (a session's commands run in order)."""
+        self._watching = asyncio.ensure_future(self._watch_text(budget))
+
+    async def _watch_text(self, budget: Budget) -> int | None:
+        """The world the text watch runs in (None: it could not be started)."""
+        # It lives as long as the action may, and stops once the receipt has not read it
+        # for longer than a wait for requests can take.
+        idle_ms = self._tab._browser.config.browser.receipt_settle_ms + 1_000
+        try:
+            return await start_watch(self._tab.frames, budget.remaining() * 1000, idle_ms, budget)
+        except TabwardenError:
+            return None  # no text report: the diff still says what changed
 
     async def receipt(
         self,
@@ -231,6 +300,7 @@ class ActionWatch:
             await tab._refresh_info(budget)
             if self.title is not None and not self.loading:
                 tab._title = self.title  # the page's own, newer than the browser's copy
+        requests = [r for r in self._awaited() if r.state != "redirected"]
         state = tab._browser.supervisor.state(tab)
         new_tabs = []
         for target_id in self.new_targets:
@@ -259,6 +329,14 @@ class ActionWatch:
                 tab, self._wall_started, self.new_targets, budget
             ),
             downloads=tab._browser._downloads.started_since(tab.id, self._wall_started),
+            requests=[
+                _describe(r, tab.url)
+                for r in requests
+                if r.state != "pending" and r.type in _NAMED_TYPES
+            ],
+            still_open=[_describe(r, tab.url) for r in requests if r.state == "pending"],
+            settle_wait_ms=self.settle_wait_ms,
+            text_changes=None if self.loading else self.text_changes,
         )
 
     async def _settle(self, budget: Budget) -> bool:
@@ -268,27 +346,99 @@ class ActionWatch:
         if self._tab.pending_dialog is not None:
             return True
         if not self.loading:
-            try:
-                reply = await self._tab.frames.main_session.send(
-                    "Runtime.evaluate",
-                    {"expression": _AFTER_QUEUED_TASKS, "awaitPromise": True},
-                    budget=budget.child(_SETTLE_TASKS_S),
-                )
-            except (DeadlineExceeded, CDPError):  # CDPError: it navigated meanwhile
-                reply = {}
+            changed = await self._after_queued_tasks(budget)
+            waited = not self.loading and changed is not None
+            if waited and await self._until_requests_answered(budget):
+                changed = True  # their answers changed the page after the first read
             if not self.loading:
-                settled = reply.get("result", {}).get("value")
-                if not isinstance(settled, dict):
-                    return True
-                title = settled.get("title")
-                self.title = title if isinstance(title, str) else None
-                return settled.get("changed") is not False
+                return changed is not False
         wait = budget.child(_SETTLE_NAVIGATION_S)
         while not self._dom_ready() and self._tab.pending_dialog is None and not wait.expired:
             if self._became_download():
                 return True  # the response was a download: no document will load
             await wait.sleep(0.02)  # still loading at the deadline: report what is known
         return True
+
+    async def _after_queued_tasks(self, budget: Budget) -> bool | None:
+        """Until the tasks queued so far have run (see _AFTER_QUEUED_TASKS); whether the
+        document changed meanwhile (None: not known). Runs in tabwarden's world where the
+        text watch runs, which it reads too."""
+        context = None
+        if self._watching is not None and self._watching.done():
+            with contextlib.suppress(asyncio.CancelledError):
+                context = self._watching.result()
+        params: dict[str, Any] = {
+            "expression": _AFTER_QUEUED_TASKS,
+            "awaitPromise": True,
+            "returnByValue": True,
+        }
+        if context is not None:
+            params["contextId"] = context
+        try:
+            reply = await self._tab.frames.main_session.send(
+                "Runtime.evaluate", params, budget=budget.child(_SETTLE_TASKS_S)
+            )
+        except (DeadlineExceeded, CDPError):  # CDPError: it navigated meanwhile
+            return None
+        settled = reply.get("result", {}).get("value")
+        if not isinstance(settled, dict):
+            return None
+        title = settled.get("title")
+        self.title = title if isinstance(title, str) else None
+        text = TextChanges.from_page(settled.get("text"))
+        if text is not None:
+            self.text_changes = text
+        return settled.get("changed") is not False
+
+    async def _until_requests_answered(self, budget: Budget) -> bool:
+        """Until the requests the action started have answered and the page has run what
+        their answers queued (and again for requests those started), within
+        ``browser.receipt_settle_ms`` and half of what is left of the call's budget.
+        Returns at once when it started none; True when it waited."""
+        settle_s = self._tab._browser.config.browser.receipt_settle_ms / 1000
+        requests = self._awaited()
+        if not requests or settle_s <= 0:
+            return False
+        started = time.monotonic()
+        wait = budget.child(min(settle_s, budget.remaining() / 2))
+        handled: set[str] = set()  # answered, and the page has run what the answer queued
+        while not all(r.id in handled for r in requests):
+            # The network log follows every request of the tab (diagnostics/network.py).
+            while any(r.state == "pending" for r in requests) and not self._stop_waiting(wait):
+                await wait.sleep(_REQUEST_POLL_S)
+                requests = self._awaited()
+            if any(r.state == "pending" for r in requests) or self._interrupted():
+                break
+            answered = {r.id for r in requests}
+            # The page runs what the answers queued (from the call's budget: answers that
+            # came at the bound still get it); a dialog it opens ends the wait.
+            finished, changed = await self._tab._until_dialog(self._after_queued_tasks(budget))
+            if not finished or changed is None or self._interrupted():
+                break
+            handled |= answered
+            if wait.expired or wait.cancelled:
+                break
+            requests = self._awaited()  # and what those answers started in turn
+        self.settle_wait_ms = max(1, round((time.monotonic() - started) * 1000))
+        return True
+
+    def _stop_waiting(self, wait: Budget) -> bool:
+        return self._interrupted() or wait.expired or wait.cancelled
+
+    def _interrupted(self) -> bool:
+        """A navigation or a dialog: the page's requests are no longer what to wait for."""
+        return self.loading or self._tab.pending_dialog is not None
+
+    def _awaited(self) -> list[NetworkRequest]:
+        """Requests sent since the action began that the page will act on when they
+        answer (the tab's own navigation is followed by its lifecycle instead)."""
+        tab = self._tab
+        return [
+            r
+            for r in tab._browser.supervisor.network.started_since(tab, self._wall_started)
+            if r.type in _AWAITED_TYPES
+            and not (r.type == "document" and r.frame_id == tab.target_id)
+        ]
 
     def _became_download(self) -> bool:
         return bool(self._tab._browser._downloads.started_since(self._tab.id, self._wall_started))
@@ -337,6 +487,31 @@ class ActionWatch:
         args = event.params.get("args", [])
         text = " ".join(str(a.get("value", a.get("description", ""))) for a in args)
         self.console_errors.append(text[:200])
+
+
+def _describe(request: NetworkRequest, page_url: str) -> str:
+    """``POST /order 200 (305 ms)``, ``GET /api/slow (1.0 s)`` while open."""
+    page = urlsplit(page_url)
+    url = request.url
+    origin = f"{page.scheme}://{page.netloc}"
+    if page.netloc and url.startswith(origin + "/"):
+        url = url[len(origin) :]
+    if len(url) > 100:
+        url = url[:99] + "…"
+    if request.state == "pending":
+        return f"{request.method} {url} ({max(0.0, time.time() - request.started_at):.1f} s)"
+    if request.state == "failed":
+        outcome = "canceled" if request.canceled else request.failure or "failed"
+    else:
+        outcome = str(request.status)
+    took = f" ({request.duration_ms} ms)" if request.duration_ms is not None else ""
+    return f"{request.method} {url} {outcome}{took}"
+
+
+def _listed(items: list[str]) -> str:
+    shown = "; ".join(items[:_MAX_REQUESTS])
+    more = len(items) - _MAX_REQUESTS
+    return shown + (f"; and {more} more (see browser_network)" if more > 0 else "")
 
 
 async def _result(

@@ -462,6 +462,16 @@ class NetworkLog:
             cleared=clear,
         )
 
+    def started_since(self, tab: Tab, wall_time: float) -> tuple[NetworkRequest, ...]:
+        """The tab's requests sent at or after ``wall_time`` (seconds since the epoch, as
+        ``time.time()``), oldest first, each as it stands now."""
+        recent = []
+        for _, exchange in reversed(self._tab(tab.id).journal.entries()):
+            if exchange.started_at < wall_time:
+                break
+            recent.append(exchange.freeze())
+        return tuple(reversed(recent))
+
     async def details(self, tab: Tab, request_id: str, budget: Budget) -> NetworkReport:
         """One request with its headers, post data and response body (bounded)."""
         state = self._tab(tab.id)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-__all__ = ["INTERACTIVE_ROLES", "Bounds", "SnapshotNode"]
+__all__ = ["INTERACTIVE_ROLES", "Bounds", "LeftOut", "SnapshotNode"]
 
 # Roles an agent acts on. Chromium's AX role names, lower-cased.
 INTERACTIVE_ROLES = frozenset(
@@ -69,6 +69,24 @@ class Bounds(NamedTuple):
             "width": round(self.width, 1),
             "height": round(self.height, 1),
         }
+
+
+class LeftOut(NamedTuple):
+    """What the interactive view leaves out and only the full view shows, as the walker
+    counted it in the interactive walk."""
+
+    text_blocks: int = 0
+    tables: int = 0
+    rows: int = 0
+    """Rows of those tables, together."""
+    images: int = 0
+
+    def plus(self, other: LeftOut) -> LeftOut:
+        return LeftOut(*(a + b for a, b in zip(self, other, strict=True)))
+
+    @property
+    def empty(self) -> bool:
+        return not any(self)
 
 
 @dataclass(slots=True)

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 from ..errors import InvalidArgument
 from ..textmatch import text_pattern
-from .model import SnapshotNode
+from .model import LeftOut, SnapshotNode
 
 __all__ = [
     "DEFAULT_MAX_CHARS",
@@ -37,15 +37,26 @@ _NAMED_CONTEXT_ROLES = frozenset(
 _CONTAINERS = frozenset({"generic", "clickable", "document", "group", "none", "section"})
 _REF_IN_LINE = re.compile(r"\[ref=(e\d+)\]")
 _MAX_TEXT = 300
+# Where the content the interactive view leaves out is likely to be, best first: the first
+# shown of these is offered as a scope.
+_CONTENT_ROLES = ("main", "article", "region", "dialog", "alertdialog", "form", "complementary")
 
 
-def render_lines(root: SnapshotNode, *, full: bool, page_url: str = "") -> list[str]:
-    """The snapshot as lines: interactive view (default) or every node (``full``)."""
+def render_lines(
+    root: SnapshotNode, *, full: bool, page_url: str = "", left_out: LeftOut | None = None
+) -> list[str]:
+    """The snapshot as lines: interactive view (default) or every node (``full``).
+
+    ``left_out``: what the walker counted that the interactive view does not show; a last
+    line (a comment) says so and how to read it."""
     lines: list[str] = []
     origin = _origin(page_url)
+    content_refs: dict[str, str] = {}  # role → the first ref shown with it
 
     def emit(node: SnapshotNode, depth: int) -> None:
         if _shown(node, full):
+            if node.ref and node.role in _CONTENT_ROLES:
+                content_refs.setdefault(node.role, node.ref)
             if node.role == "text":
                 if node.text:
                     lines.append("  " * depth + "- text: " + _quote(node.text, _MAX_TEXT))
@@ -63,7 +74,26 @@ def render_lines(root: SnapshotNode, *, full: bool, page_url: str = "") -> list[
 
     for child in _children(root):
         emit(child, 0)
+    if left_out is not None and not left_out.empty and not full:
+        scope = next((content_refs[r] for r in _CONTENT_ROLES if r in content_refs), "<ref>")
+        lines.append(_left_out_line(left_out, scope))
     return lines
+
+
+def _left_out_line(left_out: LeftOut, scope: str) -> str:
+    """``# not shown: 12 text blocks, 1 table (2,000 rows), 3 images — …``"""
+    parts = []
+    if left_out.text_blocks:
+        parts.append(_count(left_out.text_blocks, "text block"))
+    if left_out.tables:
+        parts.append(f"{_count(left_out.tables, 'table')} ({_count(left_out.rows, 'row')})")
+    if left_out.images:
+        parts.append(_count(left_out.images, "image"))
+    return f'# not shown: {", ".join(parts)} — snapshot(full=true), find="…" or scope={scope}'
+
+
+def _count(n: int, thing: str) -> str:
+    return f"{n:,} {thing}" + ("" if n == 1 else "s")
 
 
 def _children(node: SnapshotNode) -> list[SnapshotNode]:
@@ -87,6 +117,8 @@ def _shown(node: SnapshotNode, full: bool) -> bool:
         return False
     if node.interactive:
         return node.bounds is not None or node.role == "option" or node.hidden
+    if node.value:
+        return True  # a live region with its text (the walker gives no other such value)
     return node.role in _CONTEXT_ROLES or (node.role in _NAMED_CONTEXT_ROLES and bool(node.name))
 
 
@@ -280,6 +312,8 @@ def _unfocused(line: str) -> str:
 def _by_key(lines: list[str]) -> dict[str, str]:
     keyed: dict[str, str] = {}
     for line in lines:
+        if line.startswith("#"):
+            continue  # a note about the view, not an element
         match = _REF_IN_LINE.search(line)
         keyed[match.group(1) if match else line.strip()] = line
     return keyed

@@ -11,7 +11,9 @@
 // W.snapshot(options, listenerElements): options = {all, added, gone, drops}. Elements
 // with click-like or drop event listeners are found over CDP (script cannot see
 // listeners): `added` are their backend ids, in the order of listenerElements; `gone` are
-// ids whose listeners were removed; `drops` are the ids of those that take drops.
+// ids whose listeners were removed; `drops` are the ids of those that take drops. The
+// interactive walk also counts what only the full view shows (returned as `o`: text
+// blocks, tables, their rows, images).
 (() => {
   const G = globalThis;
   if (G.__tabwardenWalker) return;
@@ -66,6 +68,12 @@
   ]);
   // Shown in the interactive view for context (landmarks only when named).
   const CONTEXT = new Set(["heading", "iframe", "dialog", "alertdialog", "alert"]);
+  // Live regions: the interactive view shows their text (a status message, an error).
+  // aria-live on an element with no role of its own reads as the role of that politeness.
+  const LIVE = new Set(["status", "alert", "log"]);
+  const LIVE_ROLE_OF = { polite: "status", assertive: "alert" };
+  const MAX_LIVE = 200;
+  const TABLES = new Set(["table", "grid", "treegrid"]);
   const LANDMARKS = new Set([
     "region", "navigation", "main", "form", "search", "banner", "contentinfo",
     "complementary",
@@ -264,6 +272,13 @@
   let editableBody = null; // the body of a document edited as a whole (an editor frame)
   let interactive = [];  // [element, node] of reported interactive elements
   let nodeOf = new Map(); // element → its reported node (for naming covers)
+  // Elements with aria-live, found at once per document and shadow root (cheaper than
+  // reading the attribute of every element).
+  let marked = new Set();
+  // What the interactive view leaves out, counted as the walk goes (see walkNode).
+  let textBlocks = 0, tables = 0, rows = 0, images = 0;
+  let openBlock = false;  // the nearest block-level ancestor has text not counted yet
+  let quiet = false;      // inside text the view shows (a heading, a label…) or a table
 
   function ariaBool(el, name) {
     const v = el.getAttribute(name);
@@ -434,12 +449,25 @@
       clickable = true;
     }
     const roleInteractive = INTERACTIVE.has(role);
+    // A live region says what just happened (a status message, an error): the
+    // interactive view shows it with its text, when it has any.
+    let liveRole = "";
+    if (!all && !inside && !clickable && !editable && !roleInteractive) {
+      const politeness = marked.has(el) ? el.getAttribute("aria-live") : null;
+      if (LIVE.has(role)) liveRole = politeness === "off" ? "" : role;
+      else if (politeness === "polite" || politeness === "assertive") {
+        liveRole = role && role !== "generic" && role !== "none" ? role : LIVE_ROLE_OF[politeness];
+      }
+    }
+    const liveText = liveRole && measure() ? liveTextOf(el) : "";
     let shownRole = "";
     if (clickable) {
       shownRole = el.getAttribute("draggable") === "true" ? "draggable"
         : drops.has(el) ? "dropzone" : "clickable";
     } else if (omitted) {
       shownRole = "";
+    } else if (liveText) {
+      shownRole = liveRole;
     } else if (role && role !== "none" && role !== "generic" && (
       all || roleInteractive || CONTEXT.has(role) || role === "listbox" ||
       // The interactive view shows landmarks only when they are named.
@@ -453,6 +481,7 @@
     const node_ = shownRole ? report(el, tag, shownRole, cs, rect, shown) : null;
     if (node_ && clickable) node_.k = 1;
     if (node_ && concealedInput) node_.hd = 1;
+    if (node_ && liveText) node_.v = liveText;
     if (node_ && shown && (clickable || roleInteractive)) {
       interactive.push([el, node_]);
       // Kept with the time it was first seen there: snapshots that keep finding it in
@@ -473,6 +502,31 @@
       return;
     }
     const children = node_ ? [] : out;
+    // What only the full view shows is counted on the way (no walk of its own): images,
+    // tables with their rows, and blocks of text (a block-level element and its inline
+    // content, counted once) outside what the view shows (controls, headings, labels,
+    // live regions) and outside tables.
+    const wasOpen = openBlock, wasQuiet = quiet;
+    const shadow = el.shadowRoot;
+    let ownBlock = false;
+    if (!all && !inside && !isHidden) {
+      if (role === "img" && !node_) {
+        if (measure() && rect.width > 1 && rect.height > 1) images++;
+      } else if (TABLES.has(role)) {
+        tables++;
+        rows += tag === "TABLE" ? el.rows.length : el.querySelectorAll('[role="row"]').length;
+        quiet = true;
+      }
+      if (quiet) {
+        // counted as a table, or shown
+      } else if (liveText || role === "heading" || tag === "LABEL" ||
+                 (node_ && (roleInteractive || clickable))) {
+        quiet = true;
+      } else {
+        if (display !== "contents" && !display.startsWith("inline")) ownBlock = openBlock = true;
+        if (openBlock && hasOwnText(shadow || el, tag)) { textBlocks++; openBlock = false; }
+      }
+    }
     // A field's inner text is its value (masked for passwords), shown already; the full
     // view still shows what an editing host holds (its paragraphs can be typed into).
     const field = editable ? !all : role === "textbox" || role === "searchbox";
@@ -480,9 +534,13 @@
       const childInside = inside || clickable || (node_ !== null && roleInteractive);
       const hiddenBelow = hidden || isHidden;
       const childPointer = cursorPointer && !ITEM_HOLDERS.has(role);
-      if (el.shadowRoot) walkChildren(el.shadowRoot, children, childPointer, childInside, hiddenBelow);
-      else walkChildren(el, children, childPointer, childInside, hiddenBelow);
+      if (shadow) {
+        if (!all) markLive(shadow);
+        walkChildren(shadow, children, childPointer, childInside, hiddenBelow);
+      } else walkChildren(el, children, childPointer, childInside, hiddenBelow);
     }
+    quiet = wasQuiet;
+    if (ownBlock) openBlock = wasOpen;
     if (!node_) return;
     if (clickable && hasInteractive(children)) {
       // A wrapper (a <label> around a checkbox, a card around its link): the controls
@@ -525,6 +583,33 @@
     return null;
   }
 
+  function markLive(root) {
+    for (const el of root.querySelectorAll("[aria-live]")) marked.add(el);
+  }
+
+  function liveTextOf(el) {
+    const text = squash(textOf(el.shadowRoot || el, null, MAX_LIVE * 2));
+    return text.length > MAX_LIVE ? text.slice(0, MAX_LIVE - 1) + "…" : text;
+  }
+
+  // Whether an element (or its shadow root) holds text of its own, not only inside child
+  // elements: its first or last child is text. Looking at those two keeps this cheap on
+  // every element; text between inline elements only is found through them. (`data` is
+  // read first: elements have none, and most text between elements is blank.)
+  const NON_SPACE = /\S/;
+  const isText = (node) => {
+    if (node === null) return false;
+    const data = node.data;
+    return typeof data === "string" && NON_SPACE.test(data) && node.nodeType === 3;
+  };
+  function hasOwnText(holder, tag) {
+    if (tag === "SLOT") {
+      const assigned = holder.assignedNodes({ flatten: false });
+      if (assigned.length) return isText(assigned[0]) || isText(assigned[assigned.length - 1]);
+    }
+    return isText(holder.firstChild) || isText(holder.lastChild);
+  }
+
   function hasInteractive(nodes) {
     for (const n of nodes) {
       if (n.k || INTERACTIVE.has(n.r) || (n.c && hasInteractive(n.c))) return true;
@@ -564,21 +649,30 @@
     if (focused === editableBody && editableBody && !document.hasFocus()) focused = null;
     observer.disconnect();
     observer.observe(document, OBSERVED);
+    textBlocks = tables = rows = images = 0;
+    quiet = false;
+    marked = new Set();
     try {
       const roots = [];
+      const top = body || document.documentElement;
       if (editableBody) walkNode(editableBody, roots, false, false, false);
-      else if (document.documentElement) {
-        walkChildren(body || document.documentElement, roots, false, false, false);
+      else if (top) {
+        if (!all) markLive(document);
+        openBlock = !all && !hasOwnText(top, top.tagName);
+        if (!all && !openBlock) textBlocks++;
+        walkChildren(top, roots, false, false, false);
       }
       markCovered();
       if (Math.random() < 0.05) W.prune();
+      // o: what the interactive view leaves out (the full view shows it all).
+      const o = all ? undefined : [textBlocks, tables, rows, images];
       return JSON.stringify({
-        n: roots, sx: scrollX, sy: scrollY, t: document.title, w: W.token, c: changes,
+        n: roots, sx: scrollX, sy: scrollY, t: document.title, w: W.token, c: changes, o,
       });
     } finally {
       // Hold no elements between snapshots.
       listeners = new Set(); drops = new Set(); focused = null; overlays = []; interactive = [];
-      nodeOf = new Map(); editableBody = null;
+      nodeOf = new Map(); editableBody = null; marked = new Set();
     }
   }
 

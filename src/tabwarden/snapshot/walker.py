@@ -23,6 +23,7 @@ from ..budget import Budget
 from ..cdp.session import CDPSession
 from ..errors import CDPError, TabwardenError
 from ..frames import FrameInfo, FrameRegistry
+from .model import LeftOut
 
 __all__ = [
     "WALKER_JS",
@@ -85,6 +86,8 @@ class FrameWalk:
     """The world's count of page changes when the walk ran (see ``changed_since``)."""
     children: dict[int, str] = field(default_factory=dict)
     """Handle of an <iframe> in this frame → the frame id it hosts."""
+    left_out: LeftOut | None = None
+    """What the interactive view leaves out of this frame (None for a full walk)."""
 
     @property
     def mark(self) -> FrameMark:
@@ -342,6 +345,7 @@ async def _walk(
             title=str(data.get("t", "")),
             token=token,
             changes=int(data.get("c", 0)),
+            left_out=LeftOut(*data["o"]) if "o" in data else None,
         )
     return None
 
