@@ -276,6 +276,8 @@ def test_result_to_dict_has_every_field_and_ok() -> None:
         "elapsed_ms": 123,
         "same_document": False,
         "dialog": None,
+        "navigated": True,
+        "requested_url": "",
         "ok": False,
     }
 

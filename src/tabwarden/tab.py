@@ -912,7 +912,11 @@ class Tab:
                 f"{method!r} is not a CDP method", hint="use Domain.method, e.g. Runtime.evaluate"
             )
         check_raw_method(method)
-        async with self._browser._operation(timeout_ms, "action", self, on_dialog="end") as budget:
+        # A raw command's reply is Chromium's to give: a dialog does not end it (a proxy
+        # in front of the browser may answer that dialog itself, and the reply then comes).
+        async with self._browser._operation(
+            timeout_ms, "action", self, on_dialog="go_on"
+        ) as budget:
             session = await self._ready_session(budget)
             params = dict(params or {})
             if frame_id is not None and frame_id != self.target_id:
