@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..budget import Budget
+from ..calls import call
 from ..cdp.protocol import Event, Subscription
 from ..errors import CDPError, DeadlineExceeded, TabwardenError
 from ..snapshot import Snapshot
@@ -96,7 +97,8 @@ class Receipt:
         elif self.navigated:
             lines.append(f"navigated to {self.url} {json.dumps(self.title, ensure_ascii=False)}")
         for tab_id in self.new_tabs:
-            lines.append(f"new tab opened: {tab_id} (switch_tab to use it)")
+            switch = call("switch_tab", tab_id=tab_id)
+            lines.append(f"new tab opened: {tab_id} (switch to it with {switch})")
         if self.dialog is not None:
             lines.append(
                 f"dialog open: {self.dialog.describe()} — answer it with "
@@ -105,7 +107,7 @@ class Receipt:
         for closed in self.closed_dialogs:
             lines.append(f"dialog closed: {closed.dialog.describe()} by {closed.closed_by}")
         lines += self.policy_blocks
-        lines += [f"download started: {d} (see browser_downloads)" for d in self.downloads]
+        lines += [f"download started: {d} (see {call('downloads')})" for d in self.downloads]
         for error in self.console_errors:
             lines.append(f"console error: {error}")
         if self.diff is not None and not self.diff.empty:
