@@ -25,6 +25,7 @@ API = {
     "browser_scroll": tabwarden.Tab.scroll,
     "browser_wait": tabwarden.Tab.wait,
     "browser_back": tabwarden.Tab.back,
+    "browser_terminate_script": tabwarden.Tab.terminate_script,
     "browser_forward": tabwarden.Tab.forward,
     "browser_reload": tabwarden.Tab.reload,
     "browser_dialog": tabwarden.BrowserSession.dialog,

@@ -59,8 +59,6 @@ import re
 import subprocess
 import sys
 import time
-import types
-import typing
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,7 +66,6 @@ from typing import Annotated, Any, Literal, TypeVar
 
 import typer
 from pydantic import ValidationError
-from pydantic.fields import FieldInfo
 from rich.console import Console
 from rich.markup import escape
 
@@ -81,7 +78,13 @@ from .safety.redaction import process_redactor
 from .surfaces import daemon
 from .tools import registry
 from .tools.catalog import TOOLS
-from .tools.spec import ToolSpec
+from .tools.spec import (
+    CommandLineKind,
+    ToolSpec,
+    command_line_kind,
+    command_line_positionals,
+)
+from .tools.spec import command_name as tool_command_name
 
 __all__ = ["EXIT_CODES", "app", "exit_code_for", "main"]
 
@@ -532,8 +535,6 @@ def daemon_stop(
 
 _TOOLS_PANEL = "Browser tools"
 _COMMON_PANEL = "Common options"
-_POSITIONAL_OPTIONAL = frozenset({"action", "expression"})
-"""Optional parameters that still read best as a positional word: ``dialog dismiss``."""
 _PATH_FIELDS = frozenset({"paths"})
 """Lists of local files: made absolute here, since the daemon may run elsewhere."""
 _GRACE_S = 30.0
@@ -548,15 +549,13 @@ _CLIENT_KWARGS = (
     "cli_allow_attach",
 )
 
-_Kind = Literal["text", "number", "choice", "flag", "list", "json"]
-
 
 @dataclass(frozen=True)
 class _Param:
     """How one field of a tool's parameter model appears on the command line."""
 
     name: str
-    kind: _Kind
+    kind: CommandLineKind
     base: Any
     """The Python type given to typer (str, int, float, bool, a Literal, list[str])."""
     required: bool
@@ -575,18 +574,16 @@ class _Param:
 
 def command_name(spec: ToolSpec) -> str:
     """``browser_get_text`` → ``get-text``."""
-    return spec.name.removeprefix("browser_").replace("_", "-")
+    return tool_command_name(spec.name)
 
 
 def _plan(spec: ToolSpec) -> list[_Param]:
     params: list[_Param] = []
-    leading = True
+    positionals = command_line_positionals(spec.params)
     for name, field in spec.params.model_fields.items():
-        kind, base = _classify(field)
+        kind, base = command_line_kind(field)
         required = field.is_required()
-        positional = leading and (required or name in _POSITIONAL_OPTIONAL) and kind != "flag"
-        variadic = positional and kind == "list"
-        leading = positional and not variadic
+        positional = name in positionals
         params.append(
             _Param(
                 name=name,
@@ -594,34 +591,12 @@ def _plan(spec: ToolSpec) -> list[_Param]:
                 base=base,
                 required=required,
                 positional=positional,
-                variadic=variadic,
+                variadic=positional and kind == "list",
                 default=None if required else field.get_default(call_default_factory=True),
                 description=field.description or "",
             )
         )
     return params
-
-
-def _classify(field: FieldInfo) -> tuple[_Kind, Any]:
-    annotation = field.annotation
-    args = typing.get_args(annotation)
-    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
-        rest = [a for a in args if a is not type(None)]
-        annotation = rest[0] if len(rest) == 1 else Any
-    origin = typing.get_origin(annotation)
-    if annotation is bool:
-        return "flag", bool
-    if annotation in (int, float):
-        return "number", annotation
-    if annotation is str:
-        return "text", str
-    if origin is Literal:
-        return "choice", annotation
-    if origin is list:
-        (item,) = typing.get_args(annotation) or (Any,)
-        if item is str or typing.get_origin(item) is Literal:
-            return "list", list[str]
-    return "json", str  # objects, lists of objects, anything else: JSON text
 
 
 def _help(param: _Param) -> str:

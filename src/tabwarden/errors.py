@@ -10,6 +10,7 @@ Every error a caller can see derives from :class:`TabwardenError` and carries a
     * :class:`DeadlineExceeded` (also a :class:`TimeoutError`) — a call ran out of time
         * :class:`CDPTimeout` — one CDP command got no reply in time
         * :class:`PageBusy` — a page did not answer in time (script running?)
+        * :class:`BrowserNotResponding` — the browser itself did not answer (frozen?)
         * :class:`EvaluateTimeout` — an evaluation ran past its deadline and was stopped
         * :class:`NavigationTimeout` (also a :class:`NavigationError`)
     * :class:`Cancelled` — the caller aborted the call
@@ -46,12 +47,15 @@ Every error a caller can see derives from :class:`TabwardenError` and carries a
 
 from __future__ import annotations
 
+from .calls import call
+
 __all__ = [
     "ActionError",
     "BrowserCrashed",
     "BrowserError",
     "BrowserLaunchError",
     "BrowserNotFound",
+    "BrowserNotResponding",
     "CDPError",
     "CDPTimeout",
     "Cancelled",
@@ -135,15 +139,29 @@ class PageBusy(DeadlineExceeded):
 
     def __init__(self, message: str, *, tab_id: str = "", hint: str | None = None) -> None:
         self.tab_id = tab_id
-        super().__init__(
-            message,
-            hint=hint
-            or (
-                "the page may be busy running script: stop it with tab.terminate_script() or "
-                "navigate away (both stop it), then retry; or close the tab, which always "
-                "works. Other tabs keep working"
-            ),
-        )
+        if hint is None:
+            stop = call("terminate_script", on_tab=tab_id)
+            leave = call("navigate", on_tab=tab_id, url="…")
+            close = call("close", on_tab=tab_id, tool="browser_close_tab")
+            hint = (
+                f"the page may be busy running script: stop it with {stop}, or leave it with "
+                f"{leave} (both stop it), then retry; {close} always works. Other tabs keep "
+                "working"
+            )
+        super().__init__(message, hint=hint)
+
+
+class BrowserNotResponding(DeadlineExceeded):
+    """The browser process itself did not answer (stopped, frozen or overloaded), so no
+    page, tab list or other command can be answered either."""
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        if hint is None:
+            hint = (
+                "wait a moment and retry; if it stays so, close the session "
+                f"({call('close')}) and start a new one"
+            )
+        super().__init__(message, hint=hint)
 
 
 class EvaluateTimeout(DeadlineExceeded):
@@ -331,18 +349,23 @@ class NavigationFailed(NavigationError):
 
 
 class NavigationTimeout(NavigationError, DeadlineExceeded):
+    """A load did not reach its ``wait_until`` stage in time; ``reached`` says how far it got."""
+
     def __init__(
-        self, message: str, *, url: str, wait_until: str, reached: tuple[str, ...]
+        self,
+        message: str,
+        *,
+        url: str,
+        wait_until: str,
+        reached: tuple[str, ...],
+        hint: str | None = None,
     ) -> None:
         self.wait_until = wait_until
         self.reached = reached
         super().__init__(
             message,
             url=url,
-            hint=(
-                "the page may still be loading: retry with a larger timeout_ms, or "
-                "wait_until='domcontentloaded' / 'commit' if the page never goes quiet"
-            ),
+            hint=hint or "the page may still be loading: retry with a larger timeout_ms",
         )
 
 

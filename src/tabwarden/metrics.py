@@ -57,6 +57,7 @@ class Metrics:
             "evaluate_errors": 0,
             "evaluate_fallbacks": 0,
             "page_busy": 0,
+            "browser_not_responding": 0,
         }
 
     def evaluated(self, ms: float, outcome: str) -> None:

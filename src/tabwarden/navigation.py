@@ -10,11 +10,13 @@ from __future__ import annotations
 import contextlib
 import re
 import time
+from collections.abc import Collection
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from .budget import Budget
+from .calls import Arg
 from .cdp.connection import EventQueue
 from .cdp.session import CDPSession
 from .errors import (
@@ -33,16 +35,26 @@ __all__ = [
     "WaitUntil",
     "check_wait_until",
     "navigation_failure",
+    "navigation_timeout",
     "normalize_url",
 ]
 
 WaitUntil = Literal["commit", "domcontentloaded", "load", "networkidle"]
 WAIT_UNTIL: tuple[str, ...] = ("commit", "domcontentloaded", "load", "networkidle")
-_LIFECYCLE = {
+_STAGE_EVENTS = {
     "domcontentloaded": ("DOMContentLoaded",),
     "load": ("load",),
     "networkidle": ("load", "networkIdle"),
 }
+"""The lifecycle events (``Page.lifecycleEvent`` names) that make each stage."""
+_STALLED = {
+    "commit": "the document is still arriving or being parsed (a slow response body, or "
+    "a script that blocks parsing)",
+    "domcontentloaded": "the document is there, but its images, styles, scripts or frames "
+    "are still loading",
+    "load": "the page keeps the network busy (polling, streaming, long requests)",
+}
+"""Why a load that reached a stage and no further is still going."""
 _RESTORED_STAGES = ("DOMContentLoaded", "load", "networkIdle")
 _ALLOWED_SCHEMES = ("http", "https", "about", "data", "file")
 _BARE_HOST = re.compile(r"^(?P<host>[A-Za-z0-9.-]+|\[[0-9A-Fa-f:]+\])(?::\d{1,5})?(?:[/?#].*)?$")
@@ -190,6 +202,43 @@ def navigation_failure(url: str, error_text: str) -> NavigationFailed:
     return NavigationFailed(message, url=url, net_error=error_text, hint=hint)
 
 
+def navigation_timeout(
+    url: str, wait_until: WaitUntil, reached: tuple[str, ...], timeout_s: float
+) -> NavigationTimeout:
+    """The error for a load that did not reach ``wait_until`` in time: the stages it did
+    reach, and the one to wait for instead when that helps (never one it did not reach)."""
+    stages = [stage for stage in WAIT_UNTIL if _reached(stage, reached)]
+    within = f"within {timeout_s * 1000:.0f} ms"
+    more_time = f"a larger {Arg('timeout_ms')}"
+    if not stages:
+        return NavigationTimeout(
+            f"loading {url} got no response {within}: nothing was committed",
+            url=url,
+            wait_until=wait_until,
+            reached=reached,
+            hint=f"the server has not sent the page yet: check that it answers, or retry "
+            f"with {more_time} (an earlier {Arg('wait_until')} cannot help: no stage was "
+            "reached)",
+        )
+    last = stages[-1]
+    reached_text = f"{', '.join(stages[:-1])} and {last}" if len(stages) > 1 else last
+    return NavigationTimeout(
+        f"loading {url} did not reach {wait_until!r} {within} (it reached {reached_text})",
+        url=url,
+        wait_until=wait_until,
+        reached=reached,
+        hint=f"{_STALLED[last]}: retry with {Arg('wait_until', last)}, which it reached, or "
+        f"with {more_time}",
+    )
+
+
+def _reached(stage: str, reached: Collection[str]) -> bool:
+    """Whether a load whose lifecycle events were ``reached`` got to ``stage``."""
+    if stage == "commit":
+        return bool(reached)  # any event of the new document means it committed
+    return all(name in reached for name in _STAGE_EVENTS[stage])
+
+
 @dataclass
 class _LoadState:
     reached: list[str] = field(default_factory=list)
@@ -239,14 +288,7 @@ class NavigationWatch:
                 event = await self._queue.get(budget, what=f"loading {url}")
             except DeadlineExceeded:
                 reached = tuple(state.reached) if state else ()
-                raise NavigationTimeout(
-                    f"loading {url} did not reach {wait_until!r} within "
-                    f"{budget.timeout_s * 1000:.0f} ms"
-                    + (f" (reached: {', '.join(reached)})" if reached else " (nothing committed)"),
-                    url=url,
-                    wait_until=wait_until,
-                    reached=reached,
-                ) from None
+                raise navigation_timeout(url, wait_until, reached, budget.timeout_s) from None
             outcome = self._apply(event.method, event.params, url, wait_until)
             if outcome is not None:
                 return outcome
@@ -312,9 +354,7 @@ class NavigationWatch:
         return None
 
     def _is_done(self, state: _LoadState, wait_until: WaitUntil) -> bool:
-        if wait_until == "commit":
-            return "commit" in state.reached or bool(state.reached)
-        return all(name in state.reached for name in _LIFECYCLE[wait_until])
+        return _reached(wait_until, state.reached)
 
     def _outcome(
         self,

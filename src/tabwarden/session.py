@@ -39,7 +39,6 @@ from .errors import (
     ConnectionLost,
     DeadlineExceeded,
     InvalidArgument,
-    PageBusy,
     SessionClosed,
     TabNotFound,
     TabwardenError,
@@ -58,10 +57,13 @@ from .supervisor.bridge import bridge_commands
 from .supervisor.dialogs import ClosedDialog
 from .supervisor.supervisor import Supervisor, SupervisorState
 from .tab import Tab, TabInfo, _dialog_action
+from .unresponsive import explain_timeout
 
 __all__ = ["BrowserSession"]
 
 _CLOSE_RETRY_S = 1.0
+_SESSION_NOT_FOUND = -32001
+"""CDP's error code for a command sent to a session that is gone (its target closed)."""
 
 logger = logging.getLogger("tabwarden.session")
 
@@ -675,19 +677,33 @@ class BrowserSession:
                     tab._check_no_dialog()
                 with tab._calls.enter(on_dialog):
                     yield budget
-        except CDPTimeout as exc:
-            if tab is None or exc.session_id is None:
-                raise
-            if tab.pending_dialogs:
+        except TabwardenError as exc:
+            if isinstance(exc, CDPTimeout) and tab is not None and tab.pending_dialogs:
                 tab._check_no_dialog()  # what held the page: a dialog, not a busy script
-            self.metrics.count("page_busy")
-            raise PageBusy(
-                f"tab {tab.id} did not answer {exc.method} within {budget.timeout_s * 1000:.0f} ms",
-                tab_id=tab.id,
-            ) from exc
+            better = await self._explain(exc, tab, budget)
+            if better is exc:
+                raise
+            raise better from exc
         finally:
             self._busy -= 1
             self.last_used = time.monotonic()
+
+    async def _explain(
+        self, error: TabwardenError, tab: Tab | None, budget: Budget
+    ) -> TabwardenError:
+        """What a failed call should say: that the session or tab it ran on was closed
+        under it, why the browser or page did not answer in time (unresponsive.py), or
+        ``error`` itself."""
+        if isinstance(error, SessionClosed):
+            return error
+        if self._closing or self._closed:
+            return SessionClosed(f"session {self.name!r} was closed while this call ran")
+        gone = isinstance(error, CDPError) and error.code == _SESSION_NOT_FOUND
+        if gone and tab is not None and tab.closed:
+            return tab._closed_error()
+        if isinstance(error, DeadlineExceeded):
+            return await explain_timeout(self, tab, error, budget)
+        return error
 
     def _browser_cdp(self) -> CDPSession:
         return CDPSession(self.connection, None)

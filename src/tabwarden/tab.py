@@ -35,7 +35,6 @@ from .errors import (
     EvaluateDisabled,
     InvalidArgument,
     NavigationFailed,
-    NavigationTimeout,
     NoHistoryEntry,
     StaleRefError,
     TabClosed,
@@ -51,6 +50,7 @@ from .navigation import (
     WaitUntil,
     _Outcome,
     check_wait_until,
+    navigation_timeout,
     normalize_url,
 )
 from .safety.raw_cdp import send_raw
@@ -420,7 +420,7 @@ class Tab:
                 element = await resolve(self, ref, budget)
                 await forms.focus(element, budget)
                 label = element.label
-            await forms.type_text(self, text, budget, delay_ms=delay_ms)
+            await forms.type_text(self, text, budget, delay_ms=delay_ms, ref=ref)
             if submit:
                 await forms.press(self, "Enter", budget)
             return label, f"typed {len(text)} characters" + (" and pressed Enter" if submit else "")
@@ -1096,13 +1096,7 @@ class Tab:
                 try:
                     loader = await trigger()
                 except CDPTimeout:
-                    raise NavigationTimeout(
-                        f"loading {url} did not even start within "
-                        f"{budget.timeout_s * 1000:.0f} ms (nothing committed)",
-                        url=url,
-                        wait_until=stage,
-                        reached=(),
-                    ) from None
+                    raise navigation_timeout(url, stage, (), budget.timeout_s) from None
                 return await watch.wait(url=url, wait_until=stage, budget=budget, loader_id=loader)
 
             finished, outcome = await self._until_dialog(follow())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import string
+import time
 
 import pytest
 
@@ -11,6 +12,7 @@ from tabwarden.actions.keyboard import (
     US_LAYOUT,
     Chord,
     KeyDefinition,
+    character_events,
     chord_events,
     commands_for_chord,
     lookup_key,
@@ -626,3 +628,17 @@ def test_text_events_reject_control_characters_with_a_hint(text):
         text_events(text)
     assert "control character" in caught.value.message
     assert "Backspace" in caught.value.hint
+
+
+def test_a_long_text_is_checked_at_once_and_its_keys_made_as_they_are_sent():
+    started = time.monotonic()
+    keys = character_events("x" * 2_000_000 + "\r\nÉ")
+    end, first = next(keys)
+    assert time.monotonic() - started < 1.0  # not seconds of events made up front
+    assert end == 1 and [e["type"] for e in first] == ["keyDown", "keyUp"]
+    with pytest.raises(InvalidArgument) as caught:
+        character_events("x" * 2_000_000 + "\x1b")  # before a single key is sent
+    assert "at index 2000000" in caught.value.message
+    tail = list(character_events("a\r\nÉ"))
+    assert [end for end, _ in tail] == [1, 3, 4]
+    assert tail[2][1] == ({"insertText": "É"},)

@@ -59,6 +59,7 @@ OWN_WORDS = {
     # tabwarden's own words only: sizes, paths, ids, counters, settings
     "browser_screenshot",
     "browser_wait",
+    "browser_terminate_script",
     "browser_close_tab",
     "browser_close",
     "browser_metrics",

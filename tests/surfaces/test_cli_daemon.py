@@ -314,3 +314,29 @@ def test_schema_and_help_need_no_browser(cli: Cli) -> None:
     usage = cli("navigate", "--no-such-flag")
     assert usage.returncode == 2 and usage.stderr.startswith("error: ")
     assert not cli.runtime.exists() or not list(cli.runtime.glob("*.sock"))
+
+
+def test_hints_name_the_commands_to_run(cli: Cli, server: LocalServer) -> None:
+    """A busy page and an open dialog on the command line: every hint is a command to
+    run (in the session in use), never a Python method."""
+    work = ("--session", "work")
+    cli.ok("navigate", server.url("/busy.html"), *work)
+    cli.ok("click", _ref(cli.ok("snapshot", *work), "button", "Spin forever"), *work)
+    busy = cli("get-text", "--timeout-ms", "800", *work)
+    assert busy.returncode == 4, busy.stderr
+    assert "did not answer" in busy.stderr
+    assert "tabwarden terminate-script --tab-id t1 --session work" in busy.stderr
+    assert "tabwarden close-tab --tab-id t1 --session work" in busy.stderr
+    assert "tab.terminate_script" not in busy.stderr
+    # The command it names works.
+    assert "stopped the script" in cli.ok("terminate-script", "--tab-id", "t1", *work)
+    assert "Click me" in cli.ok("get-text", *work)
+
+    cli.ok("navigate", server.url("/dialogs.html"), *work)
+    snapshot = cli.ok("snapshot", *work)
+    receipt = cli.ok("click", _ref(snapshot, "button", "Prompt"), *work)
+    answer = "tabwarden dialog accept|dismiss --prompt-text '…' --dialog-id d-1 --session work"
+    assert answer in receipt, receipt
+    blocked = cli("get-text", *work)
+    assert blocked.returncode == 3 and f"answer it first: {answer}" in blocked.stderr
+    assert "dismissed d-1" in cli.ok("dialog", "dismiss", "--dialog-id", "d-1", *work)

@@ -143,3 +143,33 @@ async def test_stdio_clients_get_isolated_browsers(run_dir: str, server: LocalSe
         theirs = await ok(second, "browser_navigate", {"url": server.url("/cookies")})
         assert '"a=1"' in mine
         assert "a=1" not in theirs and "no cookies" in theirs
+
+
+async def test_stdio_hints_name_the_tools_to_call(run_dir: str, server: LocalServer) -> None:
+    """A busy page and an open dialog, over MCP with the default tools: every hint names
+    an MCP tool with its arguments, never a Python method."""
+    async with Client(params(run_dir, None)) as client:
+        await ok(client, "browser_navigate", {"url": server.url("/busy.html")})
+        snapshot = await ok(client, "browser_snapshot", {})
+        await ok(client, "browser_click", {"ref": ref_of(snapshot, "Spin forever")})
+        busy = await client.call_tool("browser_get_text", {"timeout_ms": 800})
+        assert busy.is_error and "did not answer" in text(busy)
+        assert 'browser_terminate_script {"tab_id": "t1"}' in text(busy)
+        assert 'browser_navigate {"url": "…", "tab_id": "t1"}' in text(busy)
+        assert "tab.terminate_script" not in text(busy) and "tab.close()" not in text(busy)
+        closing = 'browser_close_tab {"tab_id": "t1"} (in the tabs group, not enabled here)'
+        assert closing in text(busy)
+        # The way out it names is served by default (core tools).
+        assert "stopped the script" in await ok(client, "browser_terminate_script", {})
+        assert "Click me" in await ok(client, "browser_get_text", {})
+
+        await ok(client, "browser_navigate", {"url": server.url("/dialogs.html")})
+        snapshot = await ok(client, "browser_snapshot", {})
+        receipt = await ok(client, "browser_click", {"ref": ref_of(snapshot, "Confirm")})
+        answer = 'browser_dialog {"action": "accept" or "dismiss", "dialog_id": "d-1"}'
+        assert answer in receipt, receipt
+        assert f"answer it with {answer}" in await ok(client, "browser_snapshot", {})
+        blocked = await client.call_tool("browser_get_text", {})
+        assert blocked.is_error and f"answer it first: {answer}" in text(blocked)
+        assert "browser.dialog(" not in text(blocked)
+        await ok(client, "browser_dialog", {"action": "dismiss", "dialog_id": "d-1"})

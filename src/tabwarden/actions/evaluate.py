@@ -209,11 +209,12 @@ async def evaluate(
     return result
 
 
-async def is_busy(session: CDPSession) -> bool:
-    """True when the session's page does not run a trivial script at once (it is busy)."""
+async def is_busy(session: CDPSession, within_s: float = _PROBE_S) -> bool:
+    """True when the session's page does not run a trivial script at once (within
+    ``within_s``): it is busy."""
     try:
         await session.send(
-            "Runtime.evaluate", {"expression": "0", "returnByValue": True}, budget=Budget(_PROBE_S)
+            "Runtime.evaluate", {"expression": "0", "returnByValue": True}, budget=Budget(within_s)
         )
     except DeadlineExceeded:
         return True

@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..budget import Budget
+from ..calls import Arg, call
 from ..cdp.session import CDPSession
-from ..errors import ActionError, InvalidArgument, NotActionable
-from .keyboard import chord_events, parse_chord, text_events
+from ..errors import ActionError, CDPTimeout, DeadlineExceeded, InvalidArgument, NotActionable
+from .evaluate import is_busy
+from .keyboard import character_events, chord_events, parse_chord
 from .resolve import Element, call_on
 
 if TYPE_CHECKING:
@@ -205,19 +207,61 @@ async def fill(tab: Tab, element: Element, value: str, budget: Budget) -> tuple[
     return final, kind == "password"
 
 
-async def type_text(tab: Tab, text: str, budget: Budget, *, delay_ms: float = 0) -> None:
-    """Type into whatever has focus, key by key (real key events)."""
+_STILL_ANSWERS_S = 1.0
+"""How long a page that was typed into may take to answer before it counts as busy."""
+
+
+async def type_text(
+    tab: Tab, text: str, budget: Budget, *, delay_ms: float = 0, ref: str | None = None
+) -> None:
+    """Type into whatever has focus (``ref``, when the caller focused one), key by key
+    (real key events). Running out of time while the page still answers means the text
+    was too long to type in time: the error says how much was typed and offers fill."""
     if delay_ms < 0 or delay_ms > 5000:
         raise InvalidArgument(f"delay_ms={delay_ms} is out of range", hint="use 0 to 5000")
     main = tab.frames.main_session
-    events = text_events(text)
-    for index, event in enumerate(events):
-        if "insertText" in event:
-            await main.send("Input.insertText", {"text": event["insertText"]}, budget=budget)
-        else:
-            await main.send("Input.dispatchKeyEvent", event, budget=budget)
-        if delay_ms and event.get("type") == "keyUp" and index < len(events) - 1:
-            await budget.sleep(delay_ms / 1000)  # the caller asked for a typing pace
+    typed = 0
+    paced = False
+    try:
+        for end, events in character_events(text):
+            if paced:
+                await budget.sleep(delay_ms / 1000)  # the caller asked for a typing pace
+            try:
+                await _send_key(main, events[0], budget)
+            except CDPTimeout:
+                typed = end  # sent: the page types it once it gets to it
+                raise
+            typed = end  # its first event (keyDown, insertText) puts it in
+            for event in events[1:]:
+                await _send_key(main, event, budget)
+            paced = bool(delay_ms) and events[-1].get("type") == "keyUp"
+    except DeadlineExceeded:
+        # The page answered every key so far; if it answers now too (given the time to
+        # finish the key in flight), typing itself took the time, not a script.
+        if not typed or await is_busy(main, _STILL_ANSWERS_S):
+            raise  # the page does not answer: it is busy, whatever the text
+        raise _typing_ran_out(tab, text, typed, budget, ref) from None
+
+
+async def _send_key(session: CDPSession, event: dict[str, Any], budget: Budget) -> None:
+    """One event of :func:`character_events`: a key event, or text the layout lacks."""
+    if "insertText" in event:
+        await session.send("Input.insertText", {"text": event["insertText"]}, budget=budget)
+    else:
+        await session.send("Input.dispatchKeyEvent", event, budget=budget)
+
+
+def _typing_ran_out(
+    tab: Tab, text: str, typed: int, budget: Budget, ref: str | None
+) -> DeadlineExceeded:
+    fill = call("fill", on_tab=tab.id, ref=ref or "…", value="…")
+    return DeadlineExceeded(
+        f"typing ran out of time: {typed:,} of {len(text):,} characters were typed in "
+        f"{budget.timeout_s * 1000:.0f} ms, and the page answers: the text is long for "
+        "typing, which sends each character as key events of its own",
+        hint=f"the rest was not typed. {fill} puts a whole text in at once; or type the "
+        f"rest with a larger {Arg('timeout_ms')}",
+    )
 
 
 async def press(tab: Tab, key: str, budget: Budget) -> None:

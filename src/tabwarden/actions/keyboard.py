@@ -26,8 +26,10 @@ only); keyUp never carries text.
 from __future__ import annotations
 
 import difflib
+import functools
+import re
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -43,6 +45,7 @@ __all__ = [
     "US_LAYOUT",
     "Chord",
     "KeyDefinition",
+    "character_events",
     "chord_events",
     "commands_for_chord",
     "lookup_key",
@@ -600,29 +603,48 @@ def text_events(text: str) -> list[dict[str, Any]]:
     Raises :class:`InvalidArgument` for a control character other than
     newline and tab: press such keys as chords ("Backspace", "Escape").
     """
+    return [dict(event) for _, events in character_events(text) for event in events]
+
+
+def character_events(text: str) -> Iterator[tuple[int, tuple[dict[str, Any], ...]]]:
+    """:func:`text_events` one typed character at a time (``"\\r\\n"`` is one), with
+    the index in ``text`` just past it; made as they are consumed, so a long text starts
+    typing at once. The text is checked first (the same errors). The event dicts are
+    shared between equal characters: read them, do not change them."""
     if not isinstance(text, str):
         raise InvalidArgument(
             f"text must be a string, not {type(text).__name__}",
             hint="pass the characters to type as a str",
         )
-    events: list[dict[str, Any]] = []
+    bad = _CONTROL.search(text)
+    if bad is not None:
+        raise InvalidArgument(
+            f"text has control character {bad.group()!r} at index {bad.start()}",
+            hint="press keys such as Backspace or Escape as chords, not as text",
+        )
+    return _character_events(text)
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+"""Control characters other than newline, carriage return and tab."""
+
+
+def _character_events(text: str) -> Iterator[tuple[int, tuple[dict[str, Any], ...]]]:
     index = 0
     while index < len(text):
         char = text[index]
         index += 1
         if char == "\r" and text[index : index + 1] == "\n":
             index += 1  # "\r\n" is one Enter, not two
-        if char in _CHAR_KEYS:
-            definition = _BY_KEY[_CHAR_KEYS[char]]
-        elif char.isascii() and char.isprintable():
-            definition = _BY_KEY[char]
-        elif ord(char) < 0x20 or 0x7F <= ord(char) < 0xA0:
-            raise InvalidArgument(
-                f"text has control character {char!r} at index {index - 1}",
-                hint="press keys such as Backspace or Escape as chords, not as text",
-            )
-        else:
-            events.append({"insertText": char})
-            continue
-        events.extend(chord_events(Chord((), definition)))
-    return events
+        yield index, _events_of(char)
+
+
+@functools.lru_cache(maxsize=1024)
+def _events_of(char: str) -> tuple[dict[str, Any], ...]:
+    if char in _CHAR_KEYS:
+        definition = _BY_KEY[_CHAR_KEYS[char]]
+    elif char.isascii() and char.isprintable():
+        definition = _BY_KEY[char]
+    else:
+        return ({"insertText": char},)
+    return tuple(chord_events(Chord((), definition)))

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ..budget import Budget
+from ..calls import call
 from ..cdp.protocol import Event, Subscription
 from ..diagnostics.network import NetworkRequest
 from ..errors import CDPError, DeadlineExceeded, TabwardenError
@@ -129,7 +130,8 @@ class Receipt:
         elif self.navigated:
             lines.append(f"navigated to {self.url} {json.dumps(self.title, ensure_ascii=False)}")
         for tab_id in self.new_tabs:
-            lines.append(f"new tab opened: {tab_id} (switch_tab to use it)")
+            switch = call("switch_tab", tab_id=tab_id)
+            lines.append(f"new tab opened: {tab_id} (switch to it with {switch})")
         if self.dialog is not None:
             lines.append(
                 f"dialog open: {self.dialog.describe()} — answer it with "
@@ -138,7 +140,7 @@ class Receipt:
         for closed in self.closed_dialogs:
             lines.append(f"dialog closed: {closed.dialog.describe()} by {closed.closed_by}")
         lines += self.policy_blocks
-        lines += [f"download started: {d} (see browser_downloads)" for d in self.downloads]
+        lines += [f"download started: {d} (see {call('downloads')})" for d in self.downloads]
         if self.requests:
             lines.append("requests: " + _listed(self.requests))
         if self.still_open:

@@ -7,6 +7,8 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
+from ..calls import Call, OneOf, Value
+
 __all__ = ["ClosedBy", "ClosedDialog", "DialogPolicy", "PendingDialog"]
 
 DialogPolicy = Literal["must_respond", "auto_dismiss", "auto_accept"]
@@ -34,10 +36,14 @@ class PendingDialog:
     def describe(self) -> str:
         return f"{self.id}: {self.type} {json.dumps(self.message, ensure_ascii=False)}"
 
-    def answer_call(self) -> str:
-        """The exact call that resolves it, for error messages."""
-        extra = ", prompt_text='…'" if self.type == "prompt" else ""
-        return f"dialog(action='accept' or 'dismiss'{extra}, dialog_id='{self.id}')"
+    def answer_call(self) -> Call:
+        """The exact call that resolves it, for messages (written for the surface in use:
+        ``browser.dialog(action='accept' or 'dismiss', dialog_id='d-1')``,
+        ``browser_dialog {"action": "accept" or "dismiss", "dialog_id": "d-1"}``…)."""
+        args: list[tuple[str, Value]] = [("action", OneOf(("accept", "dismiss")))]
+        if self.type == "prompt":
+            args.append(("prompt_text", "…"))
+        return Call("dialog", (*args, ("dialog_id", self.id)))
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

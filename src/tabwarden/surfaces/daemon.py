@@ -33,7 +33,9 @@ A request may carry an ``"id"``, echoed in its response; requests of one connect
 served concurrently (answers in completion order) and so are connections.
 
 The daemon serves every tool (all groups; ``browser_evaluate`` unless configuration turns
-it off) in one :class:`~tabwarden.tools.context.ToolContext` named after the session.
+it off) in one :class:`~tabwarden.tools.context.ToolContext` named after the session, whose
+surface is the command line: calls named in results and errors are commands to run
+(``tabwarden close-tab --tab-id t2``).
 It exits after ``idle_timeout_s`` without a tool call (default 300 s,
 ``$TABWARDEN_DAEMON_IDLE_S``; 0 = never), on ``{"op": "stop"}`` and on SIGTERM, SIGINT or
 SIGHUP, closing its browser first (no orphan process, no temporary profile).
@@ -332,7 +334,7 @@ class Daemon:
         config.browser.inactivity_timeout_s = 0
         self.config = config
         self.manager = SessionManager(config)
-        self.ctx = ToolContext(self.manager, name)
+        self.ctx = ToolContext(self.manager, name, surface="cli")
         install_log_redaction()  # from the first line of its log on
         self.tools = select_tools(GROUPS, config)
         self.started = time.monotonic()

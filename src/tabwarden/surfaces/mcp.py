@@ -129,6 +129,7 @@ _IDEMPOTENT = frozenset(
         "browser_switch_tab",
         "browser_close",
         "browser_attach",
+        "browser_terminate_script",
     }
 )
 _CLOSED_WORLD = frozenset(

@@ -407,6 +407,22 @@ async def act_batch(ctx: ToolContext, p: BatchParams) -> ToolResult:
     return ToolResult(text, {"steps": [r.to_dict() for r in receipts]}, untrusted=True)
 
 
+class PageParams(Params):
+    tab_id: str | None = TabId
+    timeout_ms: float | None = Timeout
+
+
+async def terminate_script(ctx: ToolContext, p: PageParams) -> ToolResult:
+    tab = await ctx.tab(p.tab_id)
+    stopped = await tab.terminate_script(timeout_ms=p.timeout_ms)
+    text = (
+        f"stopped the script that kept tab {tab.id} busy; the page is as the script left it"
+        if stopped
+        else f"tab {tab.id} was not busy: no script was stopped"
+    )
+    return ToolResult(text, {"tab_id": tab.id, "stopped": stopped})
+
+
 # ---- dialogs, tabs, session -------------------------------------------------------------
 
 
@@ -630,6 +646,14 @@ TOOLS: tuple[ToolSpec, ...] = (
         read_only=True,
     ),
     ToolSpec("browser_back", "core", "Go back in the tab's history.", HistoryParams, back),
+    ToolSpec(
+        "browser_terminate_script",
+        "core",
+        "Stop the script that keeps a page busy (calls on it time out with PageBusy); "
+        "the page stays as it is.",
+        PageParams,
+        terminate_script,
+    ),
     ToolSpec(
         "browser_dialog",
         "core",

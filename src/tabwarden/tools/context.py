@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from ..backends.external import consent_refused, inspect_endpoint
 from ..budget import Budget
+from ..calls import Surface
 from ..safety.redaction import Redactor
 
 if TYPE_CHECKING:
@@ -21,9 +22,15 @@ class ToolContext:
     """Gives handlers their session (started on first use) and the tab a call is about;
     its :attr:`redactor` cleans every result and error before it leaves the registry."""
 
-    def __init__(self, manager: SessionManager, name: str = "default") -> None:
+    def __init__(
+        self, manager: SessionManager, name: str = "default", *, surface: Surface = "tool"
+    ) -> None:
         self.manager = manager
         self.name = name
+        self.surface: Surface = surface
+        """Who makes the calls, so hints name the call they can make: a tool (MCP and
+        other tool-calling harnesses, the default), a command line (the CLI's daemon), or
+        Python code (see :mod:`tabwarden.calls`)."""
         self.cdp_url: str | None = None
         """Set by browser_attach: the session then drives that browser instead."""
         self.consent = manager.config.safety.allow_attach

@@ -12,8 +12,10 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from ..calls import writing_calls
 from ..config import Config
 from ..errors import InvalidArgument, TabwardenError
+from .call_writers import writer_for
 from .catalog import TOOLS
 from .context import ToolContext
 from .spec import GROUPS, ToolResult, ToolSpec
@@ -101,12 +103,17 @@ async def call_tool(
 
     The one way every surface calls a tool, so the one place secrets are removed:
     a result's text and data, and an error's message and hint, pass through the
-    context's redactor (images are left as they are).
+    context's redactor (images are left as they are). Calls named in that text are
+    written for the context's surface (``browser_close_tab {"tab_id": "t2"}`` for a
+    tool call, ``tabwarden close-tab --tab-id t2`` on the command line).
     """
     redactor = ctx.redactor
+    tools = None if tools is None else list(tools)
+    enabled = None if tools is None else [t.name for t in tools]
     try:
-        spec = get_tool(name, tools)
-        result = await spec.handler(ctx, validate(spec, arguments))
+        with writing_calls(writer_for(ctx.surface, ctx.name, enabled)):
+            spec = get_tool(name, tools)
+            result = await spec.handler(ctx, validate(spec, arguments))
     except TabwardenError as exc:
         notice = ctx.relaunch_notice()
         if notice:

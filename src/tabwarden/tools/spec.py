@@ -2,16 +2,30 @@
 
 from __future__ import annotations
 
+import types
+import typing
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict
+from pydantic.fields import FieldInfo
 
 if TYPE_CHECKING:
     from .context import ToolContext
 
-__all__ = ["GROUPS", "Image", "Params", "ToolResult", "ToolSpec", "flat_schema"]
+__all__ = [
+    "GROUPS",
+    "CommandLineKind",
+    "Image",
+    "Params",
+    "ToolResult",
+    "ToolSpec",
+    "command_line_kind",
+    "command_line_positionals",
+    "command_name",
+    "flat_schema",
+]
 
 GROUPS = ("core", "actions", "tabs", "diagnostics", "devtools", "files")
 """Tool groups; ``all`` selects every one. ``core`` is the default."""
@@ -81,6 +95,56 @@ class ToolSpec:
     def input_schema(self) -> dict[str, Any]:
         """A flat JSON Schema (no root unions, no nested anyOf): every vendor accepts it."""
         return flat_schema(self.params)
+
+
+def command_name(tool: str) -> str:
+    """The command line's name for a tool: ``browser_get_text`` → ``get-text``."""
+    return tool.removeprefix("browser_").replace("_", "-")
+
+
+CommandLineKind = Literal["text", "number", "choice", "flag", "list", "json"]
+
+_POSITIONAL_OPTIONAL = frozenset({"action", "expression"})
+"""Optional parameters that still read best as a positional word: ``dialog dismiss``."""
+
+
+def command_line_kind(info: FieldInfo) -> tuple[CommandLineKind, Any]:
+    """How a parameter is given on the command line, and its Python type there (str,
+    int, float, bool, a Literal, list[str]); objects and anything else are JSON text."""
+    annotation = info.annotation
+    args = typing.get_args(annotation)
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        rest = [a for a in args if a is not type(None)]
+        annotation = rest[0] if len(rest) == 1 else Any
+    origin = typing.get_origin(annotation)
+    if annotation is bool:
+        return "flag", bool
+    if annotation in (int, float):
+        return "number", annotation
+    if annotation is str:
+        return "text", str
+    if origin is Literal:
+        return "choice", annotation
+    if origin is list:
+        (item,) = typing.get_args(annotation) or (Any,)
+        if item is str or typing.get_origin(item) is Literal:
+            return "list", list[str]
+    return "json", str
+
+
+def command_line_positionals(params: type[BaseModel]) -> tuple[str, ...]:
+    """The leading parameters the command line takes by position (the others are
+    ``--options``): required ones, and ``action``/``expression``, up to the first flag
+    or other optional one; a list of words takes the rest of the positions."""
+    names: list[str] = []
+    for name, info in params.model_fields.items():
+        kind, _ = command_line_kind(info)
+        if kind == "flag" or not (info.is_required() or name in _POSITIONAL_OPTIONAL):
+            break
+        names.append(name)
+        if kind == "list":
+            break
+    return tuple(names)
 
 
 def flat_schema(model: type[BaseModel]) -> dict[str, Any]:

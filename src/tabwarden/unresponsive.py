@@ -1,0 +1,112 @@
+"""Why a call got no answer in time: a busy page, slow work, or a browser that answers
+nothing at all.
+
+A deadline that passes while a command waits on a page says little by itself: the page
+may be running script, the work asked for may be slow (capturing a huge page), or the
+browser process itself may be stopped or overloaded, and then nothing on the connection
+answers. What can be learnt after the fact tells them apart: a cheap browser-level
+command (``Browser.getVersion``) with a short deadline of its own answers unless the
+browser is stuck, and a trivial evaluation in the page answers unless the page is.
+Only the error path pays for these checks.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .actions.evaluate import is_busy
+from .budget import Budget
+from .calls import Arg
+from .cdp.session import CDPSession
+from .errors import (
+    BrowserNotResponding,
+    CDPTimeout,
+    DeadlineExceeded,
+    PageBusy,
+    TabwardenError,
+)
+
+if TYPE_CHECKING:
+    from .session import BrowserSession
+    from .tab import Tab
+
+__all__ = ["explain_timeout"]
+
+_BROWSER_PROBE_S = 1.0
+"""A browser that answers nothing for this long (a reply takes a millisecond) is stuck."""
+
+
+async def explain_timeout(
+    browser: BrowserSession, tab: Tab | None, error: DeadlineExceeded, budget: Budget
+) -> DeadlineExceeded:
+    """The error that says why ``error`` happened (``error`` itself when nothing more is
+    known). ``tab`` is the tab the call was about, ``budget`` the call's."""
+    if isinstance(error, PageBusy | BrowserNotResponding) or not browser.connected:
+        return error
+    if not await _browser_answers(browser):
+        browser.metrics.count("browser_not_responding")
+        return _browser_stuck(browser, error, budget)
+    if not isinstance(error, CDPTimeout) or error.session_id is None or tab is None:
+        return error  # the browser answers: the deadline is the call's own story
+    within = f"within {budget.timeout_s * 1000:.0f} ms"
+    page = CDPSession(browser.connection, error.session_id)
+    if error.method == "Page.captureScreenshot" and not await is_busy(page):
+        return DeadlineExceeded(
+            f"tab {tab.id}: the screenshot was not ready {within}, and the page answers: "
+            "the capture itself is slow",
+            hint="a full-page capture of a very long or wide page takes long: capture "
+            f"the viewport ({Arg('full_page', False)}) or one element ({Arg('ref', '…')}), "
+            f"or allow a larger {Arg('timeout_ms')}",
+        )
+    browser.metrics.count("page_busy")
+    return PageBusy(f"tab {tab.id} did not answer {error.method} {within}", tab_id=tab.id)
+
+
+async def _browser_answers(browser: BrowserSession) -> bool:
+    try:
+        await browser.connection.send("Browser.getVersion", budget=Budget(_BROWSER_PROBE_S))
+    except DeadlineExceeded:
+        return False
+    except TabwardenError:
+        return True  # an answer, or a lost connection: either way not a stuck browser
+    return True
+
+
+def _browser_stuck(
+    browser: BrowserSession, error: DeadlineExceeded, budget: Budget
+) -> BrowserNotResponding:
+    what = (
+        f"{error.method} got no reply within {budget.timeout_s * 1000:.0f} ms"
+        if isinstance(error, CDPTimeout)
+        else error.message
+    )
+    message = (
+        f"the browser itself is not answering (frozen or overloaded): {what}, and not even "
+        f"Browser.getVersion was answered within {_BROWSER_PROBE_S * 1000:.0f} ms"
+    )
+    pid = browser.endpoint.pid if browser.endpoint is not None else None
+    if pid is not None and _process_state(pid) in ("T", "t"):
+        return BrowserNotResponding(
+            f"{message}; its process (pid {pid}) is stopped",
+            hint=f"something stopped the browser (SIGSTOP, a debugger): resume it with "
+            f"`kill -CONT {pid}`, then retry",
+        )
+    if not browser.backend.owns_browser:
+        where = browser.endpoint.ws_url if browser.endpoint is not None else "its endpoint"
+        return BrowserNotResponding(
+            message,
+            hint=f"check the browser at {where} (busy, or paused in a debugger?); retry "
+            "once it answers",
+        )
+    return BrowserNotResponding(message)
+
+
+def _process_state(pid: int) -> str | None:
+    """The state letter of a Linux process (``T``: stopped); None where unknown."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat[stat.rfind(")") + 1 :].split()
+    return fields[0] if fields else None
