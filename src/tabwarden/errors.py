@@ -48,6 +48,7 @@ Every error a caller can see derives from :class:`TabwardenError` and carries a
 from __future__ import annotations
 
 from .calls import call
+from .clipping import HINT_CHARS, MESSAGE_CHARS, clip
 
 __all__ = [
     "ActionError",
@@ -99,9 +100,11 @@ class TabwardenError(Exception):
     default_hint = ""
 
     def __init__(self, message: str, *, hint: str | None = None) -> None:
-        self.message = message
-        self.hint = hint if hint is not None else self.default_hint
-        super().__init__(message)
+        # Messages quote what the page or the caller gave (a URL, a title, a value):
+        # bounded here, whatever they quote.
+        self.message = clip(message, MESSAGE_CHARS)
+        self.hint = clip(hint if hint is not None else self.default_hint, HINT_CHARS)
+        super().__init__(self.message)
 
     def __str__(self) -> str:
         if self.hint:

@@ -19,6 +19,7 @@ from .actions.resolve import resolve
 from .budget import Budget
 from .cdp.protocol import Event, gc_paused
 from .cdp.session import CDPSession
+from .clipping import clip_title, clip_url
 from .content import ImageList, PageContent, page_content, page_images
 from .diagnostics import storage
 from .diagnostics.console import ConsoleReport
@@ -188,8 +189,8 @@ class Tab:
         opener = self.opener
         return TabInfo(
             id=self.id,
-            url=self.url,
-            title=self.title,
+            url=clip_url(self.url),
+            title=clip_title(self.title),
             active=self._browser.active_tab is self,
             opener=opener.id if opener else None,
             dialog=self.pending_dialog,
@@ -1267,7 +1268,7 @@ class Tab:
         await self._ready_session(budget)
         tracker = self._frames
         assert tracker is not None
-        header = [f"# tab {self.id} · {json.dumps(self.title, ensure_ascii=False)} · {self.url}"]
+        header = [self._header_line()]
         if self.pending_dialogs:
             # The page's script is paused: no tree can be read until the dialog is answered.
             state = self._browser.supervisor.state(self)
@@ -1277,8 +1278,8 @@ class Tab:
             return Capture(
                 id=new_capture_id(),
                 tab_id=self.id,
-                url=self.url,
-                title=self.title,
+                url=clip_url(self.url),
+                title=clip_title(self.title),
                 full=full,
                 scope=scope,
                 find=find,
@@ -1300,7 +1301,7 @@ class Tab:
             self._title = top.title  # read by the page just now; the browser's copy can lag
         with gc_paused():  # many small objects, no cycles: collections only cost time
             root = build_tree(walks, self.target_id, self.refs)
-        header[0] = f"# tab {self.id} · {json.dumps(self.title, ensure_ascii=False)} · {self.url}"
+        header[0] = self._header_line()
         state = self._browser.supervisor.state(self)
         header += _state_lines(state, self._dialogs_seen)
         self._dialogs_seen = {d.dialog.id for d in state.recent_dialogs}
@@ -1321,8 +1322,8 @@ class Tab:
         return Capture(
             id=new_capture_id(),
             tab_id=self.id,
-            url=self.url,
-            title=self.title,
+            url=clip_url(self.url),
+            title=clip_title(self.title),
             full=full,
             scope=view.ref if scope is not None else None,
             find=find,
@@ -1335,6 +1336,10 @@ class Tab:
             marks=tuple(walk.mark for walk in walks.values()),
             document=top.frame.loader_id if top is not None else document,
         )
+
+    def _header_line(self) -> str:
+        title = json.dumps(clip_title(self.title), ensure_ascii=False)
+        return f"# tab {self.id} · {title} · {clip_url(self.url)}"
 
     def _scope_node(self, root: SnapshotNode, scope: str) -> SnapshotNode:
         ref = parse_ref(scope)
@@ -1382,8 +1387,8 @@ class Tab:
         await self._refresh_info(budget)
         return NavigationResult(
             tab_id=self.id,
-            url=self.url or outcome.url,
-            title=self.title,
+            url=clip_url(self.url or outcome.url),
+            title=clip_title(self.title),
             status=outcome.status,
             status_text=outcome.status_text,
             wait_until=outcome.wait_until,
@@ -1392,7 +1397,7 @@ class Tab:
             same_document=outcome.same_document,
             dialog=self.pending_dialog,
             navigated=navigated,
-            requested_url=requested_url,
+            requested_url=clip_url(requested_url),
         )
 
     async def _go_history(

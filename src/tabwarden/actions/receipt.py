@@ -26,6 +26,7 @@ from urllib.parse import urlsplit
 from ..budget import Budget
 from ..calls import call
 from ..cdp.protocol import Event, Subscription
+from ..clipping import clip_title, clip_url
 from ..diagnostics.network import NetworkRequest
 from ..errors import CDPError, DeadlineExceeded, TabwardenError
 from ..snapshot.captures import Capture
@@ -314,8 +315,8 @@ class ActionWatch:
             target=target,
             detail=detail,
             tab_id=tab.id,
-            url=tab.url,
-            title=tab.title,
+            url=clip_url(tab.url),
+            title=clip_title(tab.title),
             elapsed_ms=int((time.monotonic() - self._started) * 1000),
             navigated=self.navigated,
             new_tabs=new_tabs,

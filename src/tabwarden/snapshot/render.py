@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from ..clipping import clip
 from ..errors import InvalidArgument
 from ..textmatch import text_pattern
 from .model import LeftOut, SnapshotNode
@@ -225,15 +226,20 @@ def page_lines(
             f"line {start} is outside this snapshot ({len(lines)} lines)",
             hint="use the cursor given by the previous page, or 0 to start over",
         )
-    budget = max_chars - sum(len(h) + 1 for h in header) - 120  # room for the footer
+    header = _fit_header(header, max_chars)
+    budget = max_chars - sum(len(h) + 1 for h in header) - _FOOTER_ROOM
     taken: list[str] = []
     used = 0
     index = start
     while index < len(lines):
-        cost = len(lines[index]) + 1
+        line = lines[index]
+        cost = len(line) + 1
         if taken and used + cost > budget:
             break
-        taken.append(lines[index])
+        if not taken and cost > budget:
+            line = clip(line, max(_MIN_LINE, budget - 1))  # a page holds at least a line
+            cost = len(line) + 1
+        taken.append(line)
         used += cost
         index += 1
     remaining = len(lines) - index
@@ -251,6 +257,21 @@ def page_lines(
         next_cursor=next_cursor,
         remaining_lines=remaining,
     )
+
+
+_FOOTER_ROOM = 120
+"""The "more lines" footer and the size line."""
+_MIN_LINE = 60
+
+
+def _fit_header(header: list[str], max_chars: int) -> list[str]:
+    """The header, its lines clipped when together they would take more than half a page
+    (``max_chars`` bounds the whole text, header included)."""
+    room = (max_chars - _FOOTER_ROOM) // 2
+    if sum(len(h) + 1 for h in header) <= room:
+        return header
+    each = max(_MIN_LINE, room // max(1, len(header)) - 1)
+    return [clip(h, each) for h in header]
 
 
 def _with_size(text: str) -> str:

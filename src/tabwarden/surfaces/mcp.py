@@ -70,6 +70,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .. import __version__
 from ..backends.external import is_loopback_host
+from ..clipping import HINT_CHARS, MESSAGE_CHARS, clip
 from ..config import Config, load_config
 from ..errors import Cancelled, InvalidArgument, SessionClosed, TabwardenError
 from ..manager import SessionManager
@@ -236,6 +237,7 @@ def _structured(result: ToolResult) -> dict[str, Any]:
 
 
 def _error(text: str) -> types.CallToolResult:
+    text = clip(text, MESSAGE_CHARS + HINT_CHARS + 100)  # an error of any kind stays bounded
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
 
 

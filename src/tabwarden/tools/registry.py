@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from ..calls import writing_calls
+from ..clipping import REPLY_CHARS, clip
 from ..config import Config
 from ..errors import InvalidArgument, TabwardenError
 from .call_writers import writer_for
@@ -103,7 +104,8 @@ async def call_tool(
 
     The one way every surface calls a tool, so the one place secrets are removed:
     a result's text and data, and an error's message and hint, pass through the
-    context's redactor (images are left as they are). Calls named in that text are
+    context's redactor (images are left as they are), the text cut at the hard ceiling
+    of every reply (``REPLY_CHARS``). Calls named in that text are
     written for the context's surface (``browser_close_tab {"tab_id": "t2"}`` for a
     tool call, ``tabwarden close-tab --tab-id t2`` on the command line).
     """
@@ -124,7 +126,7 @@ async def call_tool(
     notice = ctx.relaunch_notice()  # unless the result (a snapshot's header) told it
     return dataclasses.replace(
         result,
-        text=redactor.redact_text(result.text),
+        text=redactor.redact_text(clip(result.text, REPLY_CHARS)),
         data=redactor.redact_value(result.data),
         notice=redactor.redact_text(notice),
     )
