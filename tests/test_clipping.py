@@ -84,16 +84,14 @@ async def test_a_bloated_page_gets_a_snapshot_no_bigger_than_max_chars(ctx, serv
     assert len(result.text) <= 200 + 100  # the untrusted-content marker comes on top
 
 
-async def test_tab_lists_receipts_and_navigation_results_clip_urls_and_titles(
-    ctx, server
-) -> None:
+async def test_tab_lists_receipts_and_navigation_results_clip_urls_and_titles(ctx, server) -> None:
     tab = await bloated_tab(ctx, server.url("/index.html"))
     listing = await call_tool(ctx, "browser_tabs", {})
     assert len(listing.final_text()) < 5_000
     info = next(i for i in await (await ctx.session()).tab_infos() if i.id == tab.id)
     assert len(info.url) == URL_CHARS and len(info.title) == TITLE_CHARS
     snap = await tab.snapshot()
-    ref = re.search(r'\[ref=(e\d+)\]', snap.page.text)
+    ref = re.search(r"\[ref=(e\d+)\]", snap.page.text)
     assert ref is not None
     receipt = await tab.click(ref.group(1))
     assert len(receipt.url) <= URL_CHARS and len(receipt.title) <= TITLE_CHARS
