@@ -1271,10 +1271,8 @@ class Tab:
         header = [self._header_line()]
         if self.pending_dialogs:
             # The page's script is paused: no tree can be read until the dialog is answered.
-            state = self._browser.supervisor.state(self)
-            header += _state_lines(state, self._dialogs_seen)
-            self._dialogs_seen = {d.dialog.id for d in state.recent_dialogs}
-            header += self._diagnostics_line() if summary else []
+            said, state = self._state_header(summary)
+            header += said
             return Capture(
                 id=new_capture_id(),
                 tab_id=self.id,
@@ -1302,10 +1300,8 @@ class Tab:
         with gc_paused():  # many small objects, no cycles: collections only cost time
             root = build_tree(walks, self.target_id, self.refs)
         header[0] = self._header_line()
-        state = self._browser.supervisor.state(self)
-        header += _state_lines(state, self._dialogs_seen)
-        self._dialogs_seen = {d.dialog.id for d in state.recent_dialogs}
-        header += self._diagnostics_line() if summary else []
+        said, state = self._state_header(summary)
+        header += said
         view = root
         if scope is not None:
             view = self._scope_node(root, scope)
@@ -1336,6 +1332,14 @@ class Tab:
             marks=tuple(walk.mark for walk in walks.values()),
             document=top.frame.loader_id if top is not None else document,
         )
+
+    def _state_header(self, summary: bool) -> tuple[list[str], SupervisorState]:
+        """The header's lines after the first: dialogs, then (``summary``) what went wrong
+        since the last such snapshot."""
+        state = self._browser.supervisor.state(self)
+        lines = _state_lines(state, self._dialogs_seen)
+        self._dialogs_seen = {d.dialog.id for d in state.recent_dialogs}
+        return lines + (self._diagnostics_line() if summary else []), state
 
     def _header_line(self) -> str:
         title = json.dumps(clip_title(self.title), ensure_ascii=False)
