@@ -3,17 +3,20 @@
 ``annotate=True`` draws each interactive element's ref on the page (set-of-marks
 style) for the capture, then removes the marks.
 
-A full page is captured by making the viewport as large as the page with
-``Emulation.setDeviceMetricsOverride`` (keeping the session's emulated width, scale and
-mobile mode), capturing a clip of it, and giving the page the session's viewport back
-(it keeps its scroll position). Not with ``captureBeyondViewport``: with it Chromium lays
-the whole page out again, at 1x1 px and at its full size, whatever the clip; on a page of
-200,000 elements (680,000 px tall) that kept the renderer from answering for 4 to 17 s
-even for a 2,000 px clip, and a full-height capture failed after up to 15 s.
+What the viewport does not show (a full page, an element taller than the viewport) is
+captured by making the viewport as large with ``Emulation.setDeviceMetricsOverride``
+(keeping the session's emulated width, scale and mobile mode), capturing a clip of it,
+then giving the page the session's viewport and its scroll position back. Not with
+``captureBeyondViewport``: Chromium then lays the whole page out again, at 1x1 px and at
+its full size, whatever the clip; on a page of 200,000 elements (680,000 px tall) a
+2,000 px clip took 17 s, the page answered nothing meanwhile, and a full-height capture
+failed ("Unable to capture screenshot").
 
-A full-page image is bounded: at most :data:`MAX_SIDE_PX` image pixels on a side and
-:data:`MAX_AREA_PX` in all. A larger page is captured in part, from its scroll position
-(the top when it is not scrolled), and the :class:`Screenshot` says so (``cut``).
+An image is bounded: at most :data:`MAX_SIDE_PX` image pixels on a side and
+:data:`MAX_AREA_PX` in all. A larger page is captured in part, from where it is scrolled
+to (the top when it is not), a larger element from its top left, and the
+:class:`Screenshot` says so (``cut``, ``note()``). How a capture that runs out of time
+ends: :class:`Captures`.
 """
 
 from __future__ import annotations
@@ -21,14 +24,16 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import functools
 import json
 import math
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .actions import pointer
+from .actions.resolve import Element
 from .budget import Budget
 from .diagnostics.emulation import EmulationState, viewport_command
 from .errors import DeadlineExceeded, InvalidArgument, TabwardenError
@@ -55,16 +60,18 @@ __all__ = [
 
 T = TypeVar("T")
 Command = tuple[str, dict[str, Any]]
+Measure = Callable[[Budget], Awaitable[tuple[dict[str, float], dict[str, Any]]]]
+"""Where an element is now: its box (page CSS px) and the page's layout metrics."""
 
 FORMATS = ("png", "jpeg")
 MAX_SIDE_PX = 16_384
-"""The tallest (and widest) full-page image, in image pixels (CSS px times the device
-pixel ratio): the largest texture side GPUs commonly allow, and far more than an image
-model reads (vision APIs scale images down to 1,500 to 2,000 px on the long side). A
-1,280 x 16,384 capture takes 0.5 to 4 s."""
+"""The tallest (and widest) image of a full page or element, in image pixels (CSS px times
+the device pixel ratio): the largest texture side GPUs commonly allow, and far more than
+an image model reads (vision APIs scale images down to 1,500 to 2,000 px on the long
+side). A 1,280 x 16,384 capture takes 0.5 to 4 s."""
 MAX_AREA_PX = 2_048 * MAX_SIDE_PX
-"""The largest full-page image in pixels (33.5 million: 128 MB of bitmap before encoding),
-so that a very wide page, or a high pixel ratio, costs no more than a tall page does."""
+"""The largest image in pixels (33.6 million: 128 MB of bitmap before encoding), so that a
+very wide page, or a high pixel ratio, costs no more than a tall page does."""
 _JOB_S = 60.0
 """How long a capture may go on once its call has given up (it finishes within seconds)."""
 _RESTORE_S = 5.0
@@ -74,6 +81,7 @@ _SCROLL_TO = """(x, y) => {
   if (!there()) scrollTo({left: x, top: y, behavior: 'instant'});
   return there();
 }"""
+_VIEWPORT_CLIP = {"x": "pageX", "y": "pageY", "width": "clientWidth", "height": "clientHeight"}
 _OVERLAY_ID = "__tabwarden_marks__"
 _MAX_MARKS = 500
 
@@ -294,11 +302,13 @@ def element_region(
     clip: dict[str, float], metrics: dict[str, Any], ratio: float, state: EmulationState
 ) -> Region:
     """What an element capture shows: all of the element's box (``clip``, page CSS px) when
-    it fits the image bounds, else its top left; and how to bring it all into view when
-    the viewport does not show it (an element taller or wider than the viewport)."""
+    it fits the image bounds and is no wider than the viewport, else its top left; and how
+    to bring it all into view when the viewport does not show it (a taller element)."""
     layout = metrics["cssLayoutViewport"]
     x, y, full_width, full_height = clip["x"], clip["y"], clip["width"], clip["height"]
     width, height = _bounded(full_width, full_height, ratio)
+    # A wider element: its left part (a wider viewport would lay the page out anew).
+    width = min(width, layout["clientWidth"])
     shown = (
         x >= layout["pageX"]
         and y >= layout["pageY"]
@@ -355,11 +365,16 @@ async def capture(
     if quality is not None:
         params["quality"] = quality
     async with captures.turn(budget):
-        region = None
+        region = measure = None
         if ref is not None:
-            clip, metrics = await _element_clip(tab, ref, budget)
+            # In view, shown and still; what lies over it is part of the picture.
+            element, _ = await pointer.locate(
+                tab, ref, budget, need_enabled=False, need_topmost=False
+            )
+            measure = functools.partial(_element_box, tab, element)
+            box, metrics = await measure(budget)
             ratio = await _pixel_ratio(tab, budget)
-            region = element_region(clip, metrics, ratio, captures.emulation())
+            region = element_region(box, metrics, ratio, captures.emulation())
         else:
             metrics = await main.send("Page.getLayoutMetrics", budget=budget)
             if full_page:
@@ -370,21 +385,20 @@ async def capture(
         if annotate:
             # All of a region's marks: its capture may show more than the viewport does.
             marks = await _draw_marks(tab, budget, everywhere=region is not None, viewport=viewport)
-        data, left, top = await captures.run(
-            _capture_job(tab, captures, params, region, metrics, annotate, budget),
-            budget,
-            what="full-page screenshot" if full_page else "screenshot",
-        )
-    kind = "page" if full_page else "element" if ref is not None else "viewport"
+        job = _capture_job(tab, captures, params, region, metrics, measure, annotate, budget)
+        what = "full-page screenshot" if full_page else "screenshot"
+        data, clip = await captures.run(job, budget, what=what)
+    if clip is None:  # the viewport
+        clip = {k: viewport[v] for k, v in _VIEWPORT_CLIP.items()}
     return Screenshot(
         data=base64.b64decode(data),
         format=format,
-        width=round(viewport["clientWidth"] if region is None else region.width),
-        height=round(viewport["clientHeight"] if region is None else region.height),
+        width=round(clip["width"]),
+        height=round(clip["height"]),
         marks=marks,
-        kind=kind,
-        left=round(left),
-        top=round(top),
+        kind="page" if full_page else "element" if ref is not None else "viewport",
+        left=round(clip["x"]),
+        top=round(clip["y"]),
         full_width=None if region is None else round(region.full_width),
         full_height=None if region is None else round(region.full_height),
     )
@@ -396,27 +410,21 @@ async def _capture_job(
     params: dict[str, Any],
     region: Region | None,
     metrics: dict[str, Any],
+    measure: Measure | None,
     annotate: bool,
     call: Budget,
-) -> tuple[str, float, float]:
+) -> tuple[str, dict[str, float] | None]:
     """Take the capture and put the page back as it was; runs to its end even when its
-    call gives up. Returns the image (base64) and where it starts on the page."""
+    call gives up. Returns the image (base64) and its clip (None: the viewport)."""
     main = tab.frames.main_session
     budget = Budget(_JOB_S)
     try:
-        async with _showing(tab, captures, region, metrics, budget) as layout:
-            left, top = layout["pageX"], layout["pageY"]
-            if region is not None:
-                if region.at is not None:
-                    left, top = region.at
-                else:  # a full page: from where the viewport shows it, or all of it
-                    left = left if region.width < region.full_width else 0
-                    top = top if region.height < region.full_height else 0
-                size = {"width": region.width, "height": region.height, "scale": 1}
-                params = {**params, "clip": {"x": left, "y": top, **size}}
+        async with _showing(tab, captures, region, metrics, measure, call, budget) as clip:
+            if clip is not None:
+                params = {**params, "clip": {**clip, "scale": 1}}
             call.check("the screenshot")  # given up already: nothing to capture for
             reply = await main.send("Page.captureScreenshot", params, budget=budget)
-        return reply["data"], left, top
+        return reply["data"], clip
     finally:
         if annotate:
             with contextlib.suppress(TabwardenError):
@@ -430,29 +438,54 @@ async def _showing(
     captures: Captures,
     region: Region | None,
     metrics: dict[str, Any],
+    measure: Measure | None,
+    call: Budget,
     budget: Budget,
-) -> AsyncIterator[dict[str, float]]:
-    """The viewport made to show all of ``region`` for the capture (as large, scrolled to
-    it), and given back after, scroll position included. Yields the layout viewport then."""
+) -> AsyncIterator[dict[str, float] | None]:
+    """The viewport made to show all of ``region`` (as large, scrolled to it), and given
+    back after, scroll position included. Yields the clip to capture (page CSS px), None
+    for the viewport."""
     layout: dict[str, float] = metrics["cssLayoutViewport"]
     if region is None or not (region.viewport or region.scroll):
-        yield layout
+        yield None if region is None else _clip(region, layout)
         return
     main = tab.frames.main_session
     try:
         if region.viewport is not None:
             method, override = region.viewport
             await main.send(method, override, budget=budget)
-        if region.scroll and region.at is not None:
-            await _scroll_to(tab, *region.at, budget)
-        # A larger viewport scrolls the page back as far as it needs to (all the way up
-        # when the whole page fits): the page shows what the viewport holds now.
-        shown = await main.send("Page.getLayoutMetrics", budget=budget)
-        yield shown["cssLayoutViewport"]
+        call.check("the screenshot")
+        if measure is not None:
+            # Where the element is now (a taller viewport moves what is sized in vh),
+            # scrolled to its top left.
+            box, _ = await measure(budget)
+            await _scroll_to(tab, box["x"], box["y"], budget)
+            shown = await main.send("Page.getLayoutMetrics", budget=budget)
+            yield _clip(replace(region, at=(box["x"], box["y"])), shown["cssLayoutViewport"])
+        else:
+            # A taller viewport scrolls the page back as far as it needs to (all the way
+            # up when the whole page fits): the page shows what the viewport holds now.
+            shown = await main.send("Page.getLayoutMetrics", budget=budget)
+            yield _clip(region, shown["cssLayoutViewport"])
     finally:
         if region.viewport is not None:
             await captures.restore_viewport(main, region.viewport[1])
         await _scroll_back(tab, layout["pageX"], layout["pageY"])
+
+
+def _clip(region: Region, layout: dict[str, float]) -> dict[str, float]:
+    """The part of the page to capture: ``region`` where the viewport (``layout``) shows
+    it, within what it shows."""
+    if region.at is None:  # a full page: all of it, or from where it is scrolled to
+        x = layout["pageX"] if region.width < region.full_width else 0
+        y = layout["pageY"] if region.height < region.full_height else 0
+        return {"x": x, "y": y, "width": region.width, "height": region.height}
+    x, y = region.at
+    right = layout["pageX"] + layout["clientWidth"]
+    bottom = layout["pageY"] + layout["clientHeight"]
+    width = min(region.width, max(1, right - x))
+    height = min(region.height, max(1, bottom - y))
+    return {"x": x, "y": y, "width": width, "height": height}
 
 
 async def _scroll_to(tab: Tab, x: float, y: float, budget: Budget) -> bool:
@@ -513,13 +546,10 @@ def _consume(task: asyncio.Task[Any]) -> None:
         task.exception()
 
 
-async def _element_clip(
-    tab: Tab, ref: str, budget: Budget
+async def _element_box(
+    tab: Tab, element: Element, budget: Budget
 ) -> tuple[dict[str, float], dict[str, Any]]:
-    """The element's border box in page CSS px, once scrolled into view, and the page's
-    layout metrics then."""
-    # In view, shown and still; what lies over it is part of the picture.
-    element, _ = await pointer.locate(tab, ref, budget, need_enabled=False, need_topmost=False)
+    """The element's border box in page CSS px, and the page's layout metrics."""
     box = await element.session.send(
         "DOM.getBoxModel", {"backendNodeId": element.backend_node_id}, budget=budget
     )
