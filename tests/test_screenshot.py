@@ -177,23 +177,19 @@ async def test_a_tall_page_is_captured_up_to_the_bound_and_says_so(browser, serv
 
 
 async def test_a_page_that_fits_is_captured_whole_under_the_session_emulation(browser, server):
+    # A block 100vh tall comes first: it keeps the viewport's height in the image.
     await browser.emulate(width=10, height=300, device_scale_factor=2)
-    tab = await browser.new_tab(server.url("/tall.html?bands=5"))
+    tab = await browser.new_tab(server.url("/tall.html?bands=5&hero=1"))
     try:
         await tab.evaluate("scrollTo(0, 1200)")
         view = (await tab.evaluate(VIEW)).value
         assert view == [10, 300, 0, 1200, 2]
         shot = await tab.screenshot(full_page=True)
-        assert (shot.width, shot.height, shot.top, shot.cut, shot.note()) == (
-            10,
-            5000,
-            0,
-            False,
-            "",
-        )
-        assert _png_size(shot.data) == (20, 10_000)  # image pixels: twice the CSS pixels
+        assert _png_size(shot.data) == (20, 10_600)  # image pixels: twice the CSS pixels
         rows = _png_rows(shot.data)
-        assert (_band_at(rows, 0), _band_at(rows, 9_999)) == (0, 4)
+        assert [_band_at(rows, y) for y in (0, 599, 600, 10_599)] == [49, 49, 0, 4]
+        assert (shot.width, shot.height, shot.top, shot.cut) == (10, 5300, 0, False)
+        assert shot.note() == ""
         assert (await tab.evaluate(VIEW)).value == view  # emulated viewport and scroll kept
     finally:
         await tab.close()
@@ -215,7 +211,7 @@ async def test_a_very_wide_page_is_bounded_by_area(browser, server):
 
 
 async def test_an_element_taller_than_the_viewport_is_captured_whole(browser, server):
-    # Below a block 100vh tall, which grows with the viewport the capture enlarges.
+    # Below a block 100vh tall.
     tab = await browser.new_tab(server.url("/tall.html?bands=5&narrow=10&hero=1"))
     try:
         view = (await tab.evaluate(VIEW)).value
@@ -226,6 +222,26 @@ async def test_an_element_taller_than_the_viewport_is_captured_whole(browser, se
         rows = _png_rows(shot.data)  # no blank where the element was out of view
         assert [_band_at(rows, y) for y in (0, 2_500, 4_999)] == [0, 2, 4]
         assert (shot.kind, shot.width, shot.height, shot.cut) == ("element", 10, 5000, False)
+        assert (await tab.evaluate(VIEW)).value[:2] == view[:2]  # its own viewport again
+    finally:
+        await tab.close()
+
+
+async def test_an_element_over_the_bound_on_a_page_over_it_is_cut_and_says_so(browser, server):
+    # The page is over the bounds too: it shows the element in a viewport made taller, where
+    # the block 100vh tall above the element grows, and moves the element down.
+    tab = await browser.new_tab(server.url("/tall.html?bands=40&narrow=10&hero=1"))
+    try:
+        view = (await tab.evaluate(VIEW)).value
+        snap = await tab.snapshot()
+        bands = next(n for n in snap.root.walk() if n.name == "Bands")
+        shot = await tab.screenshot(ref=bands.ref)
+        assert _png_size(shot.data) == (10, MAX_SIDE_PX)
+        rows = _png_rows(shot.data)
+        assert (_band_at(rows, 0), _band_at(rows, MAX_SIDE_PX - 1)) == (0, 16)
+        assert (shot.kind, shot.full_height, shot.cut) == ("element", 40_000, True)
+        assert "the element is 10 x 40,000 px" in shot.note()
+        assert "its top left 10 x 16,384 px" in shot.note()
         assert (await tab.evaluate(VIEW)).value[:2] == view[:2]  # its own viewport again
     finally:
         await tab.close()

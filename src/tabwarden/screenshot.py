@@ -3,20 +3,20 @@
 ``annotate=True`` draws each interactive element's ref on the page (set-of-marks
 style) for the capture, then removes the marks.
 
-What the viewport does not show (a full page, an element taller than the viewport) is
-captured by making the viewport as large with ``Emulation.setDeviceMetricsOverride``
-(keeping the session's emulated width, scale and mobile mode), capturing a clip of it,
-then giving the page the session's viewport and its scroll position back. Not with
-``captureBeyondViewport``: Chromium then lays the whole page out again, at 1x1 px and at
-its full size, whatever the clip; on a page of 200,000 elements (680,000 px tall) a
-2,000 px clip took 17 s, the page answered nothing meanwhile, and a full-height capture
-failed ("Unable to capture screenshot").
-
 An image is bounded: at most :data:`MAX_SIDE_PX` image pixels on a side and
-:data:`MAX_AREA_PX` in all. A larger page is captured in part, from where it is scrolled
-to (the top when it is not), a larger element from its top left, and the
-:class:`Screenshot` says so (``cut``, ``note()``). How a capture that runs out of time
-ends: :class:`Captures`.
+:data:`MAX_AREA_PX` in all. A page within the bounds is captured whole with
+``captureBeyondViewport``, which keeps the page's viewport (what is sized in vh keeps
+its size) but makes Chromium lay the whole page out again, at 1x1 px and at its full
+size, whatever the clip: bounded work on a page within the bounds, not on a huge one
+(a 200,000-element page, 680,000 px tall, took 3 to 17 s for a 2,000 px clip, and did
+not answer meanwhile; its full-height capture failed). A page over the bounds is
+captured in part, from where it is scrolled to (the top when it is not), through a
+viewport made as large with ``Emulation.setDeviceMetricsOverride`` (keeping the
+session's emulated width, scale and mobile mode; what is sized in vh grows with it),
+then given the session's viewport and its scroll position back. An element the
+viewport does not show is captured the same way, from its top left. The
+:class:`Screenshot` says what it shows (``cut``, ``note()``); how a capture that runs
+out of time ends: :class:`Captures`.
 """
 
 from __future__ import annotations
@@ -270,7 +270,8 @@ class Captures:
 
 @dataclass(frozen=True)
 class Region:
-    """What a full-page or element capture shows (CSS px), within the image bounds."""
+    """What a full-page or element capture shows (CSS px), within the image bounds, and
+    how the page is made to show it."""
 
     width: float
     height: float
@@ -280,43 +281,60 @@ class Region:
     at: tuple[float, float] | None
     """Where it starts on the page (an element); None: where the viewport then shows the
     page (a full page: from its scroll position, the top when it is not scrolled)."""
-    viewport: Command | None
-    """The viewport override that shows all of it at once; None: the page's own does."""
-    scroll: bool
+    beyond: bool = False
+    """Captured with ``captureBeyondViewport``: the page is within the bounds, so laying
+    it all out again is bounded work too, and the page keeps its viewport (what is sized in
+    vh keeps its size)."""
+    viewport: Command | None = None
+    """Else the viewport override that shows all of it at once (a page over the bounds)."""
+    scroll: bool = False
     """The page must scroll to ``at`` first (part of the element is out of view)."""
 
 
 def page_region(metrics: dict[str, Any], ratio: float, state: EmulationState) -> Region:
     """What a full-page capture shows, from ``Page.getLayoutMetrics`` and the device pixel
     ratio: the whole page when it fits :data:`MAX_SIDE_PX` and :data:`MAX_AREA_PX`, else as
-    much as fits; and the viewport (``state``'s, made as large) that shows it."""
-    content = metrics["cssContentSize"]
-    full_width = max(1, math.ceil(content["width"]))
-    full_height = max(1, math.ceil(content["height"]))
+    much as fits, through a viewport (``state``'s) made as large."""
+    layout = metrics["cssLayoutViewport"]
+    full_width, full_height = _page_size(metrics)
     width, height = _bounded(full_width, full_height, ratio)
-    viewport = _viewport(width, height, metrics["cssLayoutViewport"], state)
-    return Region(width, height, full_width, full_height, None, viewport, scroll=False)
+    region = Region(width, height, full_width, full_height, None)
+    if (width, height) == (full_width, full_height):
+        beyond = width > layout["clientWidth"] or height > layout["clientHeight"]
+        return replace(region, beyond=beyond)
+    return replace(region, viewport=_viewport(width, height, layout, state))
 
 
 def element_region(
     clip: dict[str, float], metrics: dict[str, Any], ratio: float, state: EmulationState
 ) -> Region:
     """What an element capture shows: all of the element's box (``clip``, page CSS px) when
-    it fits the image bounds and is no wider than the viewport, else its top left; and how
-    to bring it all into view when the viewport does not show it (a taller element)."""
+    it fits the image bounds, else its top left; and how the page shows it when the
+    viewport does not (an element taller or wider than the viewport): beyond the viewport
+    when the page is within the bounds, else through a taller viewport, never a wider one
+    (which would lay the page out anew)."""
     layout = metrics["cssLayoutViewport"]
     x, y, full_width, full_height = clip["x"], clip["y"], clip["width"], clip["height"]
     width, height = _bounded(full_width, full_height, ratio)
-    # A wider element: its left part (a wider viewport would lay the page out anew).
-    width = min(width, layout["clientWidth"])
-    shown = (
+    region = Region(width, height, full_width, full_height, (x, y))
+    if (
         x >= layout["pageX"]
         and y >= layout["pageY"]
         and x + width <= layout["pageX"] + layout["clientWidth"]
         and y + height <= layout["pageY"] + layout["clientHeight"]
-    )
-    viewport = None if shown else _viewport(width, height, layout, state)
-    return Region(width, height, full_width, full_height, (x, y), viewport, scroll=not shown)
+    ):
+        return region  # in view
+    page = _page_size(metrics)
+    if _bounded(*page, ratio) == page:
+        return replace(region, beyond=True)
+    width = min(width, layout["clientWidth"])
+    viewport = _viewport(width, height, layout, state)
+    return replace(region, width=width, viewport=viewport, scroll=True)
+
+
+def _page_size(metrics: dict[str, Any]) -> tuple[int, int]:
+    content = metrics["cssContentSize"]
+    return max(1, math.ceil(content["width"])), max(1, math.ceil(content["height"]))
 
 
 def _bounded(width: float, height: float, ratio: float) -> tuple[float, float]:
@@ -422,6 +440,8 @@ async def _capture_job(
         async with _showing(tab, captures, region, metrics, measure, call, budget) as clip:
             if clip is not None:
                 params = {**params, "clip": {**clip, "scale": 1}}
+            if region is not None and region.beyond:
+                params = {**params, "captureBeyondViewport": True}
             call.check("the screenshot")  # given up already: nothing to capture for
             reply = await main.send("Page.captureScreenshot", params, budget=budget)
         return reply["data"], clip
@@ -481,6 +501,8 @@ def _clip(region: Region, layout: dict[str, float]) -> dict[str, float]:
         y = layout["pageY"] if region.height < region.full_height else 0
         return {"x": x, "y": y, "width": region.width, "height": region.height}
     x, y = region.at
+    if region.beyond:
+        return {"x": x, "y": y, "width": region.width, "height": region.height}
     right = layout["pageX"] + layout["clientWidth"]
     bottom = layout["pageY"] + layout["clientHeight"]
     width = min(region.width, max(1, right - x))
