@@ -30,7 +30,7 @@ import math
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from .actions import pointer
 from .actions.resolve import Element
@@ -121,7 +121,7 @@ class Screenshot:
     """How many refs were drawn (annotate=True)."""
     path: Path | None = None
     """Where it was saved in the workspace (``save``/``path``), if it was."""
-    kind: str = "viewport"
+    kind: Literal["viewport", "page", "element"] = "viewport"
     """What was asked for: ``viewport``, ``page`` (full page) or ``element``."""
     left: int = 0
     top: int = 0

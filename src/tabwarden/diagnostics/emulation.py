@@ -424,7 +424,8 @@ def viewport_command(
     s = state
     if not (width or height or s.width or s.height or s.device_scale_factor or s.mobile):
         return ("Emulation.clearDeviceMetricsOverride", {})
-    # 0 keeps the window's own value for that one dimension.
+    # 0 keeps the window's own value for that one dimension (but a dimension overridden
+    # before keeps that value: only clearing the override gives the window's back).
     return (
         "Emulation.setDeviceMetricsOverride",
         {
