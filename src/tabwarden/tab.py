@@ -56,7 +56,7 @@ from .navigation import (
 )
 from .safety.raw_cdp import send_raw
 from .safety.reserved import check_raw_method
-from .screenshot import Screenshot, save_screenshot
+from .screenshot import Captures, Screenshot, save_screenshot
 from .screenshot import capture as capture_screenshot
 from .snapshot import DEFAULT_MAX_CHARS, RefTable, Snapshot, SnapshotNode, parse_ref
 from .snapshot.build import build_tree
@@ -132,6 +132,8 @@ class Tab:
         self._next_dialog: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         """Resolved when a dialog that waits for an answer opens (then replaced)."""
         self._lifecycle: dict[str, set[str]] = {}
+        self._captures = Captures(browser._spawn, browser.emulation_state)
+        """Screenshots, one at a time (a capture the call gave up on still runs)."""
         self._evaluations = EvaluationSessions(self)
         self._calls = PageCalls()
         """The calls running on this tab, ended at once by a crash or a dialog."""
@@ -661,6 +663,9 @@ class Tab:
     ) -> Screenshot:
         """Capture the viewport, the full page (``full_page``) or one element (``ref``).
 
+        An image stops at ``MAX_SIDE_PX`` (16,384) image pixels on a side and
+        ``MAX_AREA_PX`` in all: a larger page is captured from where it is scrolled to (an
+        element, from its top left), and ``Screenshot.cut`` and ``note()`` say so.
         ``annotate=True`` draws each interactive element's ref on the image.
         ``save=True`` or ``path`` (a file name, or a path inside the workspace) also
         writes it into the workspace's screenshots folder; ``Screenshot.path`` says where.
@@ -672,6 +677,7 @@ class Tab:
             try:
                 shot = await capture_screenshot(
                     self,
+                    self._captures,
                     budget,
                     ref=ref,
                     full_page=full_page,
@@ -1379,6 +1385,7 @@ class Tab:
             self._detached = False
             await self._browser._browser_cdp().attach(self.target_id, budget=budget)
         await budget.run(asyncio.shield(self._ready), what=f"waiting for tab {self.id}")
+        await self._captures.settled(budget)  # a given-up screenshot still holds the viewport
         assert self._session is not None
         return self._session
 

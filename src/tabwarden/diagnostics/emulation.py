@@ -42,6 +42,7 @@ __all__ = [
     "commands",
     "find_device",
     "updated",
+    "viewport_command",
 ]
 
 Command = tuple[str, dict[str, Any]]
@@ -365,21 +366,8 @@ def commands(
     s = state
     out: list[Command] = []
     if top_level:
-        if s.width or s.height or s.device_scale_factor or s.mobile:
-            # 0 keeps the window's own value for that one dimension.
-            out.append(
-                (
-                    "Emulation.setDeviceMetricsOverride",
-                    {
-                        "width": s.width or 0,
-                        "height": s.height or 0,
-                        "deviceScaleFactor": s.device_scale_factor or 0,
-                        "mobile": s.mobile,
-                    },
-                )
-            )
-        elif full:
-            out.append(("Emulation.clearDeviceMetricsOverride", {}))
+        if s.width or s.height or s.device_scale_factor or s.mobile or full:
+            out.append(viewport_command(s))
         if s.geolocation is not None:
             g = s.geolocation
             # The page's own session grants it, so a relaunched browser gets it again too.
@@ -426,6 +414,27 @@ def commands(
     if s.cpu_throttling != 1 or full:
         out.append(("Emulation.setCPUThrottlingRate", {"rate": s.cpu_throttling}))
     return out
+
+
+def viewport_command(
+    state: EmulationState, *, width: int | None = None, height: int | None = None
+) -> Command:
+    """The command that gives a page the session's viewport (the emulated one, or the
+    window's own); ``width`` or ``height`` (CSS px) replace that one dimension alone."""
+    s = state
+    if not (width or height or s.width or s.height or s.device_scale_factor or s.mobile):
+        return ("Emulation.clearDeviceMetricsOverride", {})
+    # 0 keeps the window's own value for that one dimension (but a dimension overridden
+    # before keeps that value: only clearing the override gives the window's back).
+    return (
+        "Emulation.setDeviceMetricsOverride",
+        {
+            "width": width or s.width or 0,
+            "height": height or s.height or 0,
+            "deviceScaleFactor": s.device_scale_factor or 0,
+            "mobile": s.mobile,
+        },
+    )
 
 
 async def apply(

@@ -9,6 +9,7 @@ from pydantic import Field
 
 from ..actions.receipt import Receipt
 from ..navigation import NavigationResult
+from ..screenshot import MAX_AREA_PX, MAX_SIDE_PX
 from .context import ToolContext
 from .spec import Image, Params, ToolResult, ToolSpec
 
@@ -160,6 +161,8 @@ async def screenshot(ctx: ToolContext, p: ScreenshotParams) -> ToolResult:
     )
     marks = f", {shot.marks} refs marked" if p.annotate else ""
     text = f"screenshot of tab {tab.id}: {shot.width}x{shot.height} {shot.format}{marks}"
+    if shot.cut:
+        text += f"\n{shot.note()}"
     if shot.path is not None:
         text += f"\nsaved to {shot.path} ({len(shot.data):,} bytes)"
     return ToolResult(text, shot.to_dict(), [Image(shot.data, f"image/{shot.format}")])
@@ -666,7 +669,10 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "browser_screenshot",
         "core",
-        "Capture the viewport, full page or one element as an image; annotate=true labels refs.",
+        "Capture the viewport, full page or one element as an image; annotate=true labels refs. "
+        f"An image stops at {MAX_SIDE_PX:,} px on a side and {MAX_AREA_PX / 1e6:.1f} million "
+        "pixels: a larger full page is captured from where it is scrolled to, and the reply "
+        "says which part it shows.",
         ScreenshotParams,
         screenshot,
         read_only=True,
