@@ -132,7 +132,7 @@ class Tab:
         self._next_dialog: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         """Resolved when a dialog that waits for an answer opens (then replaced)."""
         self._lifecycle: dict[str, set[str]] = {}
-        self._captures = Captures(browser._spawn, browser.emulation_state)
+        self._screenshots = Captures(browser._spawn, browser.emulation_state)
         """Screenshots, one at a time (a capture the call gave up on still runs)."""
         self._evaluations = EvaluationSessions(self)
         self._calls = PageCalls()
@@ -677,7 +677,7 @@ class Tab:
             try:
                 shot = await capture_screenshot(
                     self,
-                    self._captures,
+                    self._screenshots,
                     budget,
                     ref=ref,
                     full_page=full_page,
@@ -1385,7 +1385,7 @@ class Tab:
             self._detached = False
             await self._browser._browser_cdp().attach(self.target_id, budget=budget)
         await budget.run(asyncio.shield(self._ready), what=f"waiting for tab {self.id}")
-        await self._captures.settled(budget)  # a given-up screenshot still holds the viewport
+        await self._screenshots.settled(budget)  # a given-up screenshot still holds the viewport
         assert self._session is not None
         return self._session
 
