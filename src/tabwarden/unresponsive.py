@@ -23,6 +23,7 @@ from .errors import (
     BrowserNotResponding,
     CDPTimeout,
     DeadlineExceeded,
+    EvaluateTimeout,
     PageBusy,
     TabwardenError,
 )
@@ -42,7 +43,9 @@ async def explain_timeout(
 ) -> DeadlineExceeded:
     """The error that says why ``error`` happened (``error`` itself when nothing more is
     known). ``tab`` is the tab the call was about, ``budget`` the call's."""
-    if isinstance(error, PageBusy | BrowserNotResponding) or not browser.connected:
+    # An evaluation's timeout has already asked the page what held it (busy or a promise).
+    explained = PageBusy | BrowserNotResponding | EvaluateTimeout
+    if isinstance(error, explained) or not browser.connected:
         return error
     if not await _browser_answers(browser):
         browser.metrics.count("browser_not_responding")
