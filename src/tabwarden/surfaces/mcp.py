@@ -889,6 +889,7 @@ async def serve_http(options: MCPOptions, *, ready: Callable[[str], None] | None
     web = _Uvicorn(config, started)
     outer = _CLIENT.set(None)  # HTTP connections are the SDK's sessions, never this task's
     cancelled = False
+    serving: asyncio.Task[None] | None = None
     try:
         async with server.session_manager.run():
             serving = asyncio.create_task(web.serve(sockets=[sock]), name="tabwarden-mcp-http")
@@ -904,10 +905,29 @@ async def serve_http(options: MCPOptions, *, ready: Callable[[str], None] | None
         if not web.started and not cancelled:
             raise TabwardenError(f"the MCP HTTP server at {url} did not start")
     finally:
-        sock.close()
+        _release_socket(sock, serving)
         _CLIENT.reset(outer)
     if cancelled:
         raise asyncio.CancelledError
+
+
+def _release_socket(sock: socket.socket, serving: asyncio.Task[None] | None) -> None:
+    """Close the listening socket once uvicorn no longer serves on it.
+
+    Closed while the event loop still watches it, its descriptor would leave the epoll
+    set but not the loop's own map: the next server given that descriptor number would
+    be registered in the map only, and never accept a connection.
+    """
+    if serving is None or serving.done():
+        sock.close()
+        return
+
+    def stopped(task: asyncio.Task[None]) -> None:
+        sock.close()
+        if not task.cancelled() and task.exception() is not None:
+            logger.debug("the HTTP server stopped late: %r", task.exception())
+
+    serving.add_done_callback(stopped)
 
 
 async def _stop(web: uvicorn.Server, serving: asyncio.Task[None]) -> None:
