@@ -107,7 +107,9 @@ async def test_hung_evaluation_returns_by_its_deadline_and_the_tab_still_works(
         await tab.click(_ref(snap, "Click me"), timeout_ms=5000)
         assert time.monotonic() - started < 1.0
     assert sorted(returned)[1] < 0.4 + MARGIN_S, returned  # the median of three runs
-    assert max(returned) < 0.4 + 2 * MARGIN_S, returned
+    # One run in three may meet a loaded machine: its 100 ms busy probe can then call a
+    # pending promise busy and stop it too, which costs a few hundred ms more.
+    assert max(returned) < 0.4 + 4 * MARGIN_S, returned
     assert (await tab.evaluate("window.n")).value == 3
 
 
