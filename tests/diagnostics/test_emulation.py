@@ -132,11 +132,12 @@ async def test_cpu_throttling_slows_the_page_down(browser, server):
         return sorted([(await tab.evaluate("spin()")).value for _ in range(3)])
 
     # A loaded machine makes runs slower, never faster: the fastest normal run against
-    # the middle throttled one, with a wide margin below the 20x asked for.
+    # the middle throttled one, with a wide margin below the 20x asked for (a loaded CI
+    # machine has shown under 3x).
     normal = (await runs_ms())[0]
     await browser.emulate(cpu_throttling=20)
     slowed = (await runs_ms())[1]
-    assert slowed > 3 * normal, (normal, slowed)
+    assert slowed > 2 * normal, (normal, slowed)
 
 
 async def test_new_tabs_and_cross_origin_iframes_inherit_emulation(browser, server, other_origin):
