@@ -13,6 +13,8 @@ import json
 import time
 from dataclasses import dataclass
 
+from .clipping import clip_title, clip_url
+
 __all__ = ["BrowserLoss", "LostTab", "Relaunch"]
 
 _LISTED_TABS = 10
@@ -25,8 +27,8 @@ class LostTab:
     title: str
 
     def describe(self) -> str:
-        title = f" {json.dumps(self.title, ensure_ascii=False)}" if self.title else ""
-        return f"{self.id} ({self.url or 'about:blank'}{title})"
+        title = f" {json.dumps(clip_title(self.title), ensure_ascii=False)}" if self.title else ""
+        return f"{self.id} ({clip_url(self.url) or 'about:blank'}{title})"
 
 
 @dataclass(frozen=True, slots=True)
