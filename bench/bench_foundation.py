@@ -123,8 +123,8 @@ async def bench_round_trips(site: DemoSite, plan: Plan, pids: set[int]) -> tuple
         _remember(browser, pids)
         tab = await browser.new_tab(site.url())
         connection = browser.connection
-        # The tab's own CDP session id (private: a benchmark may look inside).
-        session = tab._session
+        # The tab's own CDP session id.
+        session = tab.session
         assert session is not None and session.session_id is not None
         session_id = session.session_id
         assert browser.endpoint is not None

@@ -71,7 +71,7 @@ from .safety.url_policy import UrlPolicy, Verdict
 from .session import BrowserSession
 from .snapshot import Snapshot, SnapshotNode
 from .supervisor.dialogs import ClosedDialog, PendingDialog
-from .supervisor.supervisor import SupervisorState
+from .supervisor.state import SupervisorState
 from .tab import Tab, TabInfo
 
 __version__ = "0.1.0"

@@ -283,9 +283,14 @@ class FrameTracker:
         main_session: CDPSession,
         main_frame_id: str,
         extra_setup: Callable[[], list[tuple[str, dict[str, Any]]]] | None = None,
+        on_session: Callable[[str, str | None], None] | None = None,
     ) -> None:
         self.registry = FrameRegistry(main_frame_id, main_session)
         self._extra_setup = extra_setup or list
+        self._on_session = on_session or _ignore
+        """Told (session id, frame id) when a cross-origin frame's session attaches, and
+        (session id, None) when it goes."""
+        self._children: set[str] = set()
         """Read at each child's set-up: the session's settings may change meanwhile."""
         self._pending: set[asyncio.Future[None]] = set()
         self._tasks: set[asyncio.Task[None]] = set()
@@ -309,6 +314,9 @@ class FrameTracker:
     def close(self) -> None:
         for subscription in self._subscriptions:
             subscription.close()
+        for session_id in self._children:
+            self._on_session(session_id, None)
+        self._children.clear()
         for task in self._tasks:
             task.cancel()
 
@@ -357,6 +365,8 @@ class FrameTracker:
             task = asyncio.get_running_loop().create_task(_release(child, waiting))
         else:
             self.registry.became_oopif(info["targetId"], child, info.get("url", ""))
+            self._children.add(event.params["sessionId"])
+            self._on_session(event.params["sessionId"], info["targetId"])
             self._watch(child)
             task = asyncio.get_running_loop().create_task(self._setup_child(child, waiting))
             done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -374,6 +384,9 @@ class FrameTracker:
         session_id = event.params.get("sessionId")
         if session_id:
             self.registry.remove_session(session_id)
+            if session_id in self._children:
+                self._children.discard(session_id)
+                self._on_session(session_id, None)
 
     async def _setup_child(self, child: CDPSession, waiting: bool) -> None:
         budget = Budget(_CHILD_SETUP_S)
@@ -398,6 +411,10 @@ class FrameTracker:
             self.registry.seed(tree["frameTree"], child)
         except (TabwardenError, KeyError) as exc:
             logger.debug("reading the frame tree of %s failed: %s", child.target_id, exc)
+
+
+def _ignore(session_id: str, frame_id: str | None) -> None:
+    """No one to tell about frame sessions."""
 
 
 async def _release(session: CDPSession, waiting: bool) -> None:

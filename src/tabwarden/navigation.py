@@ -30,6 +30,7 @@ from .supervisor.dialogs import PendingDialog
 
 __all__ = [
     "WAIT_UNTIL",
+    "NavigationOutcome",
     "NavigationResult",
     "NavigationWatch",
     "WaitUntil",
@@ -276,7 +277,7 @@ class NavigationWatch:
         wait_until: WaitUntil,
         budget: Budget,
         loader_id: str | None = None,
-    ) -> _Outcome:
+    ) -> NavigationOutcome:
         """Wait until the load reaches ``wait_until`` (or fails, or runs out of time)."""
         if loader_id is not None:
             self._committed = loader_id
@@ -293,7 +294,7 @@ class NavigationWatch:
             if outcome is not None:
                 return outcome
 
-    def partial(self, wait_until: WaitUntil) -> _Outcome:
+    def partial(self, wait_until: WaitUntil) -> NavigationOutcome:
         """Where the load got to so far (a dialog stopped it), with the events that
         arrived before the dialog and were not read yet (a commit, say)."""
         for event in self._queue.ready():
@@ -311,7 +312,7 @@ class NavigationWatch:
 
     def _apply(
         self, method: str, params: dict[str, Any], url: str, wait_until: WaitUntil
-    ) -> _Outcome | None:
+    ) -> NavigationOutcome | None:
         if method == "Page.frameNavigated":
             frame = params.get("frame", {})
             if frame.get("parentId") is None and frame.get("id") == self._frame_id:
@@ -362,8 +363,8 @@ class NavigationWatch:
         wait_until: WaitUntil,
         *,
         same_document: bool = False,
-    ) -> _Outcome:
-        return _Outcome(
+    ) -> NavigationOutcome:
+        return NavigationOutcome(
             url=state.url,
             status=state.status,
             status_text=state.status_text,
@@ -375,7 +376,9 @@ class NavigationWatch:
 
 
 @dataclass(frozen=True, slots=True)
-class _Outcome:
+class NavigationOutcome:
+    """How far a followed navigation got (a ``NavigationResult`` is made from it)."""
+
     url: str
     status: int | None
     status_text: str

@@ -39,11 +39,12 @@ from .diagnostics.emulation import EmulationState, viewport_command
 from .errors import DeadlineExceeded, InvalidArgument, TabwardenError
 from .snapshot.model import SnapshotNode
 from .snapshot.walker import world
+from .tasks import TaskOwner
 
 if TYPE_CHECKING:
     from .cdp.session import CDPSession
+    from .page import Page
     from .safety.paths import WorkspacePaths
-    from .tab import Tab
 
 __all__ = [
     "FORMATS",
@@ -215,10 +216,10 @@ class Captures:
 
     def __init__(
         self,
-        spawn: Callable[[asyncio.Task[Any]], None],
+        tasks: TaskOwner,
         emulation: Callable[[], EmulationState],
     ) -> None:
-        self._spawn = spawn
+        self._tasks = tasks
         self.emulation = emulation
         """The session's emulation now: the viewport a page gets back."""
         self._lock = asyncio.Lock()
@@ -244,9 +245,8 @@ class Captures:
     async def run(self, job: Coroutine[Any, Any, T], budget: Budget, *, what: str) -> T:
         """Run ``job`` as a task of the session's (which cancels it if it closes first) and
         wait for it within ``budget``; if the call gives up first, the job runs on."""
-        task = asyncio.get_running_loop().create_task(job)
+        task = self._tasks.spawn(job, what)
         task.add_done_callback(_consume)
-        self._spawn(task)
         self._running = task
         return await budget.run(asyncio.shield(task), on_timeout=_timed_out(what, budget))
 
@@ -361,7 +361,7 @@ def _viewport(
 
 
 async def capture(
-    tab: Tab,
+    tab: Page,
     captures: Captures,
     budget: Budget,
     *,
@@ -423,7 +423,7 @@ async def capture(
 
 
 async def _capture_job(
-    tab: Tab,
+    tab: Page,
     captures: Captures,
     params: dict[str, Any],
     region: Region | None,
@@ -454,7 +454,7 @@ async def _capture_job(
 
 @contextlib.asynccontextmanager
 async def _showing(
-    tab: Tab,
+    tab: Page,
     captures: Captures,
     region: Region | None,
     metrics: dict[str, Any],
@@ -510,7 +510,7 @@ def _clip(region: Region, layout: dict[str, float]) -> dict[str, float]:
     return {"x": x, "y": y, "width": width, "height": height}
 
 
-async def _scroll_to(tab: Tab, x: float, y: float, budget: Budget) -> bool:
+async def _scroll_to(tab: Page, x: float, y: float, budget: Budget) -> bool:
     """Scroll the page to ``x``, ``y`` (as far as it goes) from tabwarden's own world;
     True when it is there."""
     context = await world(tab.frames, tab.target_id, budget)
@@ -522,7 +522,7 @@ async def _scroll_to(tab: Tab, x: float, y: float, budget: Budget) -> bool:
     return reply.get("result", {}).get("value") is not False
 
 
-async def _scroll_back(tab: Tab, x: float, y: float) -> None:
+async def _scroll_back(tab: Page, x: float, y: float) -> None:
     """Scroll the page back to where it was: a viewport made smaller again keeps the scroll
     position the larger one forced. Retried briefly, until the page has its own viewport
     again (the override's reply may come before that)."""
@@ -532,7 +532,7 @@ async def _scroll_back(tab: Tab, x: float, y: float) -> None:
             await budget.sleep(0.02)
 
 
-async def _pixel_ratio(tab: Tab, budget: Budget) -> float:
+async def _pixel_ratio(tab: Page, budget: Budget) -> float:
     """Image pixels per CSS pixel (the emulated or real scale, times the browser zoom),
     read in tabwarden's own world, where a page cannot redefine it."""
     context = await world(tab.frames, tab.target_id, budget)
@@ -569,7 +569,7 @@ def _consume(task: asyncio.Task[Any]) -> None:
 
 
 async def _element_box(
-    tab: Tab, element: Element, budget: Budget
+    tab: Page, element: Element, budget: Budget
 ) -> tuple[dict[str, float], dict[str, Any]]:
     """The element's border box in page CSS px, and the page's layout metrics."""
     box = await element.session.send(
@@ -590,9 +590,9 @@ async def _element_box(
 
 
 async def _draw_marks(
-    tab: Tab, budget: Budget, *, everywhere: bool, viewport: dict[str, float]
+    tab: Page, budget: Budget, *, everywhere: bool, viewport: dict[str, float]
 ) -> int:
-    snapshot = await tab._snapshot(budget.child(10.0))
+    snapshot = await tab.read_view(budget.child(10.0))
     top, bottom = viewport["pageY"], viewport["pageY"] + viewport["clientHeight"]
     marks = []
     for node in snapshot.root.walk():
@@ -619,7 +619,7 @@ def _markable(node: SnapshotNode) -> bool:
     return bool(node.ref) and node.interactive and node.bounds is not None
 
 
-async def _evaluate(tab: Tab, function: str, argument: Any, budget: Budget) -> Any:
+async def _evaluate(tab: Page, function: str, argument: Any, budget: Budget) -> Any:
     expression = f"({function})({json.dumps(argument)})"
     reply = await tab.frames.main_session.send(
         "Runtime.evaluate", {"expression": expression, "returnByValue": True}, budget=budget

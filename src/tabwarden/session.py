@@ -26,7 +26,6 @@ from .diagnostics.emulation import EmulationResult, EmulationState
 from .diagnostics.recording import (
     RecordingFile,
     RecordingFormat,
-    ScreencastRecorder,
     write_recording,
 )
 from .diagnostics.storage import StorageResult
@@ -46,6 +45,7 @@ from .errors import (
 from .interrupts import OnDialog
 from .metrics import Metrics
 from .navigation import NavigationResult, check_wait_until, normalize_url
+from .page import Page
 from .relaunch import BrowserLoss, LostTab, Relaunch
 from .safety.guard import PolicyDecision
 from .safety.paths import WorkspacePaths
@@ -53,10 +53,14 @@ from .safety.raw_cdp import send_raw
 from .safety.redaction import Redactor
 from .safety.reserved import check_raw_method
 from .safety.url_policy import Verdict
+from .services import SessionServices
 from .supervisor.bridge import bridge_commands
 from .supervisor.dialogs import ClosedDialog
-from .supervisor.supervisor import Supervisor, SupervisorState
-from .tab import Tab, TabInfo, _dialog_action
+from .supervisor.state import SupervisorState
+from .supervisor.supervisor import Supervisor
+from .tab import Tab, TabInfo, dialog_action
+from .tabs import TabRegistry
+from .tasks import TaskOwner
 from .unresponsive import explain_timeout
 
 __all__ = ["BrowserSession"]
@@ -85,18 +89,12 @@ class BrowserSession:
         self.launches = 0
         self.last_used = time.monotonic()
         self._connection: CDPConnection | None = None
-        self._tabs: dict[str, Tab] = {}  # by target id, in creation order
-        self._next_tab = 1
-        self._active: Tab | None = None
-        self._recent: list[Tab] = []
         self._reconnecting: asyncio.Task[None] | None = None
         self.metrics = Metrics()
         """Evaluation durations and outcomes, busy pages…: ``metrics.snapshot()``."""
         self.redactor = Redactor.from_config(self.config.safety)
         """Removes secrets from text and values meant for a model (``safety`` config)."""
-        self._front: str | None = None
-        """Target id of the tab the browser shows (the others render no frames)."""
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._tasks = TaskOwner(f"session {name}")
         self._start_lock = asyncio.Lock()
         self._busy = 0
         self._closing = False
@@ -109,27 +107,39 @@ class BrowserSession:
         was lost, when); the first call after it says so once (``take_relaunch_notice``)."""
         self._relaunch_untold = False
         self._paths: WorkspacePaths | None = None
-        self._emulation = EmulationState()
-        self._emulation_user_agent = ""
-        """The browser's own user agent (emulating a locale or platform keeps it)."""
+        self._registry = TabRegistry(self._make_tab)
         self._downloads = DownloadTracker(
             lambda: self.paths,
             capacity=self.config.files.max_downloads,
             tab_of_frame=self._tab_id_of_frame,
         )
         self._trace = TraceRecorder()
-        self._recordings: dict[str, ScreencastRecorder] = {}
-        """Screencasts in progress, by tab id (kept after their tab closed, until saved)."""
+        self._services = SessionServices(
+            name,
+            self.config,
+            pages=self._registry,
+            downloads=self._downloads,
+            connection=lambda: self.connection,
+            connected=lambda: self.connected,
+            endpoint=lambda: self.endpoint,
+            owns_browser=backend.owns_browser,
+            paths=lambda: self.paths,
+            operation=self.operation,
+            open_page=self._open_page,
+            metrics=self.metrics,
+            redactor=self.redactor,
+            tasks=self._tasks,
+        )
         bridge = self.config.browser.dialog_bridge
         self.supervisor = Supervisor(
-            self,
+            self._services,
             policy=self.config.browser.dialog_policy,
             dialog_timeout_s=self.config.browser.dialog_timeout_s,
             bridge=bridge == "on" or (bridge == "auto" and backend.needs_dialog_bridge),
         )
 
     def __repr__(self) -> str:
-        state = "closed" if self._closed else f"{len(self._tabs)} tabs"
+        state = "closed" if self._closed else f"{len(self._registry)} tabs"
         return f"<BrowserSession {self.name!r} {self.backend.name} {state}>"
 
     async def __aenter__(self) -> BrowserSession:
@@ -155,7 +165,7 @@ class BrowserSession:
 
     @property
     def active_tab(self) -> Tab | None:
-        return self._active
+        return self._registry.active()
 
     @property
     def paths(self) -> WorkspacePaths:
@@ -174,7 +184,7 @@ class BrowserSession:
 
     async def start(self, *, timeout_ms: float | None = None) -> BrowserSession:
         """Launch or attach the browser (idempotent)."""
-        async with self._operation(timeout_ms, "launch"):
+        async with self.operation(timeout_ms, "launch"):
             pass
         return self
 
@@ -183,7 +193,7 @@ class BrowserSession:
         if self._closed:
             return
         self._closing = True
-        self.supervisor.stop()  # first: no answer or watchdog runs during teardown
+        await self.supervisor.close()  # first: no answer or watchdog runs during teardown
         if self._reconnecting is not None:
             self._reconnecting.cancel()
         try:
@@ -192,13 +202,12 @@ class BrowserSession:
                 await self._close_own_tabs()
             elif self.connected:
                 await self._close_browser_gracefully()
-            for task in list(self._tasks):
-                task.cancel()
+            await self._tasks.close()
             if self._connection is not None:
                 await self._connection.close()
             await self.backend.close()
         finally:
-            self._forget_tabs(f"session {self.name!r} was closed")
+            self._registry.forget_all(f"session {self.name!r} was closed")
             self._closed = True
 
     # ---- tabs ----------------------------------------------------------------------
@@ -215,11 +224,11 @@ class BrowserSession:
         target_url = normalize_url(url) if url is not None else None
         if target_url is not None:
             self.supervisor.guard.check_navigation(target_url)  # before a tab is opened for it
-        async with self._operation(timeout_ms, "navigation") as budget:
+        async with self.operation(timeout_ms, "navigation") as budget:
             tab = self._pristine_tab() or await self._create_tab(budget)
-            self._set_active(tab)
+            self._registry.set_active(tab)
             if target_url is not None:
-                await tab._navigate(target_url, stage, budget)
+                await tab.load(target_url, stage, budget)
         return tab
 
     async def open(
@@ -231,12 +240,12 @@ class BrowserSession:
 
     async def current_tab(self, *, timeout_ms: float | None = None) -> Tab:
         """The active tab, relaunching the browser or opening a tab when there is none."""
-        async with self._operation(timeout_ms, "action") as budget:
-            if self._active is None or self._active.closed:
-                tab = self._pristine_tab() or await self._create_tab(budget)
-                self._set_active(tab)
-            assert self._active is not None
-            return self._active
+        async with self.operation(timeout_ms, "action") as budget:
+            active = self._registry.active()
+            if active is None or active.closed:
+                active = self._pristine_tab() or await self._create_tab(budget)
+                self._registry.set_active(active)
+            return active
 
     async def tabs(self, *, timeout_ms: float | None = None) -> list[Tab]:
         """Open tabs in the order they appeared (popups included), with fresh URLs and titles.
@@ -244,15 +253,15 @@ class BrowserSession:
         Read from the browser's target list (``Target.getTargets``), never from a
         page, so a tab that is busy or blocked by a dialog cannot hold it up.
         """
-        async with self._operation(timeout_ms, "action") as budget:
+        async with self.operation(timeout_ms, "action") as budget:
             reply = await self._browser_cdp().send(
                 "Target.getTargets", {"filter": [{"type": "page"}]}, budget=budget
             )
             for info in reply.get("targetInfos", []):
-                tab = self._tabs.get(info.get("targetId", ""))
+                tab = self._registry.by_target(info.get("targetId", ""))
                 if tab is not None:
-                    tab._update_info(info)
-            return [tab for tab in self._tabs.values() if not tab.closed]
+                    tab.update_info(info)
+            return self._registry.open()
 
     async def tab_infos(self, *, timeout_ms: float | None = None) -> list[TabInfo]:
         return [tab.info() for tab in await self.tabs(timeout_ms=timeout_ms)]
@@ -261,10 +270,10 @@ class BrowserSession:
         """A tab by its id (``t3``) or its CDP target id."""
         if not isinstance(tab_id, str) or not tab_id:
             raise InvalidArgument(f"tab_id must be a tab id such as 't1', got {tab_id!r}")
-        for tab in self._tabs.values():
-            if tab_id in (tab.id, tab.target_id) and not tab.closed:
-                return tab
-        known = ", ".join(t.id for t in self._tabs.values() if not t.closed) or "none"
+        tab = self._registry.find(tab_id)
+        if tab is not None:
+            return tab
+        known = ", ".join(t.id for t in self._registry.open()) or "none"
         loss = self._known_loss() or (
             self.last_relaunch.loss if self.last_relaunch is not None else None
         )
@@ -276,21 +285,21 @@ class BrowserSession:
         raise TabNotFound(f"no open tab {tab_id!r} in session {self.name!r} (open: {known})")
 
     async def switch_tab(self, tab_id: str, *, timeout_ms: float | None = None) -> Tab:
-        async with self._operation(timeout_ms, "action") as budget:
+        async with self.operation(timeout_ms, "action") as budget:
             tab = self.get_tab(tab_id)
             await self._browser_cdp().send(
                 "Target.activateTarget", {"targetId": tab.target_id}, budget=budget
             )
-            self._front = tab.target_id
-            self._set_active(tab)
+            self._services.front = tab.target_id
+            self._registry.set_active(tab)
             return tab
 
     async def close_tab(
         self, tab_id: str | None = None, *, timeout_ms: float | None = None
     ) -> None:
         """Close a tab (default: the active one); the previously active tab takes over."""
-        async with self._operation(timeout_ms, "action") as budget:
-            tab = self.get_tab(tab_id) if tab_id is not None else self._active
+        async with self.operation(timeout_ms, "action") as budget:
+            tab = self.get_tab(tab_id) if tab_id is not None else self._registry.active()
             if tab is None:
                 raise TabNotFound("there is no active tab to close")
             # A page paused in a dialog cannot run its unload: answer for it first.
@@ -330,8 +339,8 @@ class BrowserSession:
         timeout_ms: float | None = None,
     ) -> ClosedDialog:
         """Answer a pending dialog of any tab: the one named by ``dialog_id``, or the only one."""
-        accept = _dialog_action(action)
-        async with self._operation(timeout_ms, "action") as budget:
+        accept = dialog_action(action)
+        async with self.operation(timeout_ms, "action") as budget:
             return await self.supervisor.answer(
                 accept=accept, prompt_text=prompt_text, dialog_id=dialog_id, budget=budget
             )
@@ -362,20 +371,14 @@ class BrowserSession:
         tab (``target_id`` or tab id), or to a frame (``frame_id``, OOPIFs included)."""
         check_raw_method(method)
         if target_id is None and frame_id is not None:
-            target_id = next(
-                (
-                    t.target_id
-                    for t in self._tabs.values()
-                    if t._frames is not None and t._frames.registry.get(frame_id)
-                ),
-                None,
-            )
+            owner = self._registry.of_frame(frame_id)
+            target_id = owner.target_id if owner is not None else None
             if target_id is None:
                 raise InvalidArgument(f"no tab has a frame {frame_id!r}", hint="see the frame tree")
         if target_id is not None:
             tab = self.get_tab(target_id)
             return await tab.cdp(method, params, frame_id=frame_id, timeout_ms=timeout_ms)
-        async with self._operation(timeout_ms, "action") as budget:
+        async with self.operation(timeout_ms, "action") as budget:
             return await send_raw(
                 self._browser_cdp(),
                 method,
@@ -390,7 +393,7 @@ class BrowserSession:
 
     def emulation_state(self) -> EmulationState:
         """What this session emulates now, for every tab (never waits)."""
-        return self._emulation
+        return self._services.emulation
 
     async def emulate(
         self,
@@ -433,13 +436,14 @@ class BrowserSession:
         ``platform`` (navigator.platform) reaches the pages open now and each new tab's
         first page; Chromium may drop it on a later same-site navigation.
         """
-        async with self._operation(timeout_ms, "action") as budget:
-            if not self._emulation_user_agent:
+        async with self.operation(timeout_ms, "action") as budget:
+            services = self._services
+            if not services.user_agent:
                 version = await self._browser_cdp().send("Browser.getVersion", budget=budget)
-                self._emulation_user_agent = version.get("userAgent", "")
+                services.user_agent = version.get("userAgent", "")
             new = emulation.updated(
-                self._emulation,
-                browser_user_agent=self._emulation_user_agent,
+                services.emulation,
+                browser_user_agent=services.user_agent,
                 device=device,
                 width=width,
                 height=height,
@@ -464,10 +468,18 @@ class BrowserSession:
                 cpu_throttling=cpu_throttling,
                 reset=reset,
             )
-            if new == self._emulation:
+            if new == services.emulation:
                 return EmulationResult(new)
-            old, self._emulation = self._emulation, new  # new tabs set up from now get it
-            notes = await emulation.apply(self, old, new, budget)
+            old, services.emulation = services.emulation, new  # new tabs set up get it now
+            notes = await emulation.apply(
+                self._browser_cdp(),
+                self._registry.open(),
+                services.user_agent,
+                self._tasks.spawn,
+                old,
+                new,
+                budget,
+            )
             return EmulationResult(new, emulation.change_notes(old, new) + tuple(notes))
 
     async def save_storage_state(
@@ -477,8 +489,8 @@ class BrowserSession:
         file (Playwright's format) in the workspace's ``state`` folder: ``file`` is a
         name there (or a path inside the workspace); default: a time-stamped name. The
         file holds logins: it is written readable by its owner only."""
-        async with self._operation(timeout_ms, "action") as budget:
-            return await storage.save_state(self, budget, file)
+        async with self.operation(timeout_ms, "action") as budget:
+            return await storage.save_state(self._services, budget, file)
 
     async def load_storage_state(
         self, file: str, *, timeout_ms: float | None = None
@@ -486,8 +498,8 @@ class BrowserSession:
         """Load a storage state file (Playwright's format, from the workspace or an
         allowed folder): its cookies, and each origin's localStorage, written through a
         short-lived background tab that is served an empty page (no site is contacted)."""
-        async with self._operation(timeout_ms, "navigation") as budget:
-            return await storage.load_state(self, budget, file)
+        async with self.operation(timeout_ms, "navigation") as budget:
+            return await storage.load_state(self._services, budget, file)
 
     # ---- files: downloads and traces ------------------------------------------------
 
@@ -499,7 +511,7 @@ class BrowserSession:
         workspace's ``downloads`` folder. ``wait=True`` waits until the downloads in
         progress (or only ``guid``) finish, within ``timeout_ms``; still running at the
         deadline is reported, not raised."""
-        async with self._operation(timeout_ms, "wait" if wait else "action") as budget:
+        async with self.operation(timeout_ms, "wait" if wait else "action") as budget:
             if not wait:
                 return self._downloads.listing()
             done = await self._downloads.wait(budget, guid)
@@ -508,7 +520,7 @@ class BrowserSession:
 
     async def cancel_download(self, guid: str, *, timeout_ms: float | None = None) -> Download:
         """Cancel a download in progress (``Browser.cancelDownload``); returns its end state."""
-        async with self._operation(timeout_ms, "action") as budget:
+        async with self.operation(timeout_ms, "action") as budget:
             return await self._downloads.cancel(self.connection, guid, budget)
 
     async def trace_start(
@@ -521,7 +533,7 @@ class BrowserSession:
         """Start a performance trace of the whole browser (default categories: what the
         DevTools Performance panel records; ``screenshots`` adds filmstrip frames).
         One trace at a time per session; ``trace_stop`` saves it."""
-        async with self._operation(timeout_ms, "action") as budget:
+        async with self.operation(timeout_ms, "action") as budget:
             return await self._trace.start(
                 self._browser_cdp(), budget, categories=categories, screenshots=screenshots
             )
@@ -532,7 +544,7 @@ class BrowserSession:
         """Stop the trace and save it as JSON in the workspace's ``traces`` folder
         (``path``: a file name there, or a path inside the workspace); Chrome DevTools
         and Perfetto open it."""
-        async with self._operation(timeout_ms, "wait") as budget:
+        async with self.operation(timeout_ms, "wait") as budget:
             return await self._trace.stop(self._browser_cdp(), self.paths, path, budget)
 
     async def record_stop(
@@ -546,12 +558,13 @@ class BrowserSession:
         """Stop a tab's recording (``tab_id``; default: the only one, else the active
         tab's) and save it in the workspace's ``recordings`` folder: WebM when ffmpeg is
         available, else a self-contained HTML player. A closed tab's recording too."""
-        async with self._operation(timeout_ms, "action") as budget:
-            if tab_id is None and len(self._recordings) == 1:
-                tab_id = next(iter(self._recordings))
+        async with self.operation(timeout_ms, "action") as budget:
+            if tab_id is None and len(self._services.recordings) == 1:
+                tab_id = next(iter(self._services.recordings))
             elif tab_id is None:
-                tab_id = self._active.id if self._active is not None else ""
-            elif tab_id not in self._recordings:
+                active = self._registry.active()
+                tab_id = active.id if active is not None else ""
+            elif tab_id not in self._services.recordings:
                 with contextlib.suppress(TabNotFound):
                     tab_id = self.get_tab(tab_id).id  # a CDP target id
             return await self._save_recording(tab_id, path, format, budget)
@@ -559,9 +572,9 @@ class BrowserSession:
     async def _save_recording(
         self, tab_id: str, path: str | None, format: RecordingFormat, budget: Budget
     ) -> RecordingFile:
-        recorder = self._recordings.get(tab_id)
+        recorder = self._services.recordings.get(tab_id)
         if recorder is None:
-            recording = ", ".join(self._recordings) or "none"
+            recording = ", ".join(self._services.recordings) or "none"
             raise ActionError(
                 f"tab {tab_id or '(none)'} is not being recorded (recording now: {recording})",
                 hint="start one with record_start, or name the recorded tab_id",
@@ -578,7 +591,9 @@ class BrowserSession:
             started_at=recorder.started_at,
             title=f"tabwarden recording of tab {tab_id}",
         )
-        self._recordings.pop(tab_id, None)  # only once saved: a refused path can be retried
+        self._services.recordings.pop(
+            tab_id, None
+        )  # only once saved: a refused path can be retried
         return saved
 
     async def _save_files_on_close(self) -> None:
@@ -593,7 +608,7 @@ class BrowserSession:
                 logger.warning("session %r closed mid-trace: saved to %s", self.name, trace.path)
             except (TabwardenError, OSError) as exc:
                 logger.warning("session %r closed mid-trace; saving it failed: %s", self.name, exc)
-        for tab_id in list(self._recordings):
+        for tab_id in list(self._services.recordings):
             try:
                 saved = await self._save_recording(tab_id, None, "html", Budget(10.0))
                 logger.warning(
@@ -601,16 +616,12 @@ class BrowserSession:
                 )
             except (TabwardenError, OSError) as exc:
                 logger.warning("session %r: saving a recording failed: %s", self.name, exc)
-            self._recordings.pop(tab_id, None)
+            self._services.recordings.pop(tab_id, None)
 
     def _tab_id_of_frame(self, frame_id: str) -> str | None:
         """The tab whose page (or one of its frames) is ``frame_id``."""
-        for tab in self._tabs.values():
-            if tab.target_id == frame_id:
-                return tab.id
-            if tab._frames is not None and tab._frames.registry.get(frame_id) is not None:
-                return tab.id
-        return None
+        tab = self._registry.of_frame(frame_id)
+        return tab.id if tab is not None else None
 
     # ---- safety: URL policy -------------------------------------------------------
 
@@ -631,56 +642,44 @@ class BrowserSession:
 
     def budget(self, timeout_ms: float | None, kind: str = "action") -> Budget:
         """A Budget for one call: ``timeout_ms`` or the configured default for ``kind``."""
-        timeouts = self.config.timeouts
-        if timeout_ms is None:
-            timeout_ms = getattr(timeouts, f"{kind}_ms")
-        if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, (int, float)):
-            raise InvalidArgument(
-                f"timeout_ms must be a number of milliseconds, got {timeout_ms!r}"
-            )
-        if not 0 < timeout_ms <= timeouts.max_ms:
-            raise InvalidArgument(
-                f"timeout_ms={timeout_ms} is out of range",
-                hint=f"give a value above 0 and at most {timeouts.max_ms} ms",
-            )
-        return Budget.from_ms(timeout_ms)
+        return self._services.budget(timeout_ms, kind)
 
     @contextlib.asynccontextmanager
-    async def _operation(
+    async def operation(
         self,
         timeout_ms: float | None,
         kind: str,
-        tab: Tab | None = None,
+        page: Page | None = None,
         *,
         on_dialog: OnDialog = "fail",
     ) -> AsyncIterator[Budget]:
         """One public call: a budget, a live browser (relaunched if it died), busy marking.
 
-        A call on a closed ``tab`` fails before anything else (a relaunch could not bring
-        that page back). A call on a tab ends at once when its page can no longer answer
+        A call on a closed ``page`` fails before anything else (a relaunch could not bring
+        that page back). A call on a page ends at once when its page can no longer answer
         (interrupts.py): the page crashed, or — as ``on_dialog`` says — a dialog opened."""
         budget = self.budget(timeout_ms, kind)
         if self._closed or self._closing:
             raise SessionClosed(f"session {self.name!r} is closed")
-        if tab is not None and tab.closed:
-            raise tab._closed_error()
-        if tab is not None and tab._crashed and kind != "navigation":
-            raise tab.crashed_error()  # only a load brings a new renderer
+        if page is not None and page.closed:
+            raise page.closed_error()
+        if page is not None and page.crashed and kind != "navigation":
+            raise page.crashed_error()  # only a load brings a new renderer
         self._busy += 1
         self.last_used = time.monotonic()
         try:
             await self._ensure_connected(budget)
-            if tab is None:
+            if page is None:
                 yield budget
             else:
                 if on_dialog == "fail":
-                    tab._check_no_dialog()
-                with tab._calls.enter(on_dialog):
+                    page.check_no_dialog()
+                with page.calls.enter(on_dialog):
                     yield budget
         except TabwardenError as exc:
-            if isinstance(exc, CDPTimeout) and tab is not None and tab.pending_dialogs:
-                tab._check_no_dialog()  # what held the page: a dialog, not a busy script
-            better = await self._explain(exc, tab, budget)
+            if isinstance(exc, CDPTimeout) and page is not None and page.pending_dialogs:
+                page.check_no_dialog()  # what held the page: a dialog, not a busy script
+            better = await self._explain(exc, page, budget)
             if better is exc:
                 raise
             raise better from exc
@@ -689,7 +688,7 @@ class BrowserSession:
             self.last_used = time.monotonic()
 
     async def _explain(
-        self, error: TabwardenError, tab: Tab | None, budget: Budget
+        self, error: TabwardenError, tab: Page | None, budget: Budget
     ) -> TabwardenError:
         """What a failed call should say: that the session or tab it ran on was closed
         under it, why the browser or page did not answer in time (unresponsive.py), or
@@ -700,20 +699,13 @@ class BrowserSession:
             return SessionClosed(f"session {self.name!r} was closed while this call ran")
         gone = isinstance(error, CDPError) and error.code == _SESSION_NOT_FOUND
         if gone and tab is not None and tab.closed:
-            return tab._closed_error()
+            return tab.closed_error()
         if isinstance(error, DeadlineExceeded):
-            return await explain_timeout(self, tab, error, budget)
+            return await explain_timeout(self._services, tab, error, budget)
         return error
 
     def _browser_cdp(self) -> CDPSession:
         return CDPSession(self.connection, None)
-
-    async def _bring_to_front(self, tab: Tab, budget: Budget) -> None:
-        """Show ``tab`` (a background tab runs no animation frames, so pages that
-        render on them would not react to an agent's actions)."""
-        if self._front != tab.target_id:
-            await (await tab._ready_session(budget)).send("Page.bringToFront", budget=budget)
-            self._front = tab.target_id
 
     def setup_commands(self, *, top_level: bool = True) -> list[tuple[str, dict[str, Any]]]:
         """Commands every page (``top_level``) and frame session runs while it is set up
@@ -728,28 +720,9 @@ class BrowserSession:
         commands += self.supervisor.fetch_commands()
         # storage and emulation: what the session emulates (nothing when at the defaults)
         commands += emulation.commands(
-            self._emulation, self._emulation_user_agent, top_level=top_level, full=False
+            self._services.emulation, self._services.user_agent, top_level=top_level, full=False
         )
         return commands
-
-    def _tab_by_id(self, tab_id: str) -> Tab | None:
-        return next((t for t in self._tabs.values() if t.id == tab_id), None)
-
-    def _tab_of_session(self, session_id: str | None) -> tuple[Tab, str] | None:
-        """The tab, and the frame, that a CDP session renders (OOPIF sessions included)."""
-        if session_id is None:
-            return None
-        for tab in self._tabs.values():
-            if tab._session is not None and tab._session.session_id == session_id:
-                return tab, tab.target_id
-            if tab._frames is not None:
-                for frame in tab._frames.registry.frames():
-                    if frame.is_oopif and frame.session_id == session_id:
-                        return tab, frame.frame_id
-        return None
-
-    def _tab_by_target(self, target_id: str) -> Tab | None:
-        return self._tabs.get(target_id)
 
     async def _ensure_connected(self, budget: Budget) -> None:
         if self.connected:
@@ -850,45 +823,41 @@ class BrowserSession:
         reply = await self._browser_cdp().send(
             "Target.createTarget", {"url": "about:blank"}, budget=budget
         )
-        tab = self._register(reply["targetId"], {"url": "about:blank"})
-        tab._created_here = True
-        self._front = tab.target_id
-        await tab._ready_session(budget)
+        tab = self._registry.register(reply["targetId"], {"url": "about:blank"})
+        tab.created_here = True
+        self._services.front = tab.target_id
+        await tab.ready_session(budget)
         return tab
+
+    async def _open_page(self, budget: Budget, *, background: bool = False) -> Tab:
+        """A new tab of this session's own, set up (``background``: not shown)."""
+        if not background:
+            return await self._create_tab(budget)
+        reply = await self._browser_cdp().send(
+            "Target.createTarget", {"url": "about:blank", "background": True}, budget=budget
+        )
+        tab = self._registry.register(reply["targetId"], {"url": "about:blank"})
+        tab.created_here = True
+        await tab.ready_session(budget)
+        return tab
+
+    def _make_tab(self, tab_id: str, target_id: str) -> Tab:
+        return Tab(self, self._services, self.supervisor, tab_id, target_id)
 
     def _pristine_tab(self) -> Tab | None:
         """The browser's own first blank tab, reused by the first new_tab() of a launch."""
         if not self.backend.owns_browser:
             return None
-        open_tabs = [tab for tab in self._tabs.values() if not tab.closed]
-        if len(open_tabs) == 1 and not open_tabs[0].navigated and not self._recent:
+        open_tabs = self._registry.open()
+        if len(open_tabs) == 1 and not open_tabs[0].navigated and not self._registry.ever_active:
             return open_tabs[0]
         return None
-
-    def _register(self, target_id: str, info: dict[str, Any]) -> Tab:
-        tab = self._tabs.get(target_id)
-        if tab is None:
-            tab = Tab(self, f"t{self._next_tab}", target_id)
-            self._next_tab += 1
-            self._tabs[target_id] = tab
-        tab._update_info(info)
-        return tab
-
-    def _set_active(self, tab: Tab) -> None:
-        self._active = tab
-        if tab in self._recent:
-            self._recent.remove(tab)
-        self._recent.append(tab)
-
-    def _spawn(self, task: asyncio.Task[Any]) -> None:
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
 
     async def _close_own_tabs(self) -> None:
         """On an attached browser, close only the tabs this session opened, and return
         once the browser has let them go."""
         budget = Budget(_SETUP_S)
-        left = {t.target_id for t in self._tabs.values() if t.opener is None and t._created_here}
+        left = {t.target_id for t in self._registry.all() if t.opener is None and t.created_here}
         browser = self._browser_cdp()
         with (
             contextlib.suppress(ConnectionLost, DeadlineExceeded),
@@ -921,9 +890,7 @@ class BrowserSession:
 
     def _note_loss(self, reason: str) -> None:
         """The browser went away with the tabs open now: remembered for the relaunch."""
-        lost = tuple(
-            LostTab(tab.id, tab.url, tab.title) for tab in self._tabs.values() if not tab.closed
-        )
+        lost = tuple(LostTab(tab.id, tab.url, tab.title) for tab in self._registry.open())
         self._loss = BrowserLoss(reason, time.time(), lost)
 
     def _known_loss(self) -> BrowserLoss | None:
@@ -934,13 +901,6 @@ class BrowserSession:
         if loss is not None and status is not None:
             loss = self._loss = dataclasses.replace(loss, reason=f"the browser {status}")
         return loss
-
-    def _forget_tabs(self, reason: str) -> None:
-        for tab in self._tabs.values():
-            tab._mark_closed(reason)
-        self._tabs.clear()
-        self._active = None
-        self._recent.clear()
 
     def _loss_error(self, method: str) -> ConnectionLost:
         if self._closing:
@@ -964,8 +924,8 @@ class BrowserSession:
         if not self.backend.owns_browser and self.config.browser.reconnect_give_up_s > 0:
             # Someone else's browser still runs: keep tabs and dialogs, and reconnect.
             self.supervisor.connection_state = "reconnecting"
-            for tab in self._tabs.values():
-                tab._unbind()
+            for tab in self._registry.all():
+                tab.unbind()
             self._reconnecting = asyncio.get_running_loop().create_task(
                 self._reconnect(), name=f"reconnect {self.name}"
             )
@@ -976,7 +936,7 @@ class BrowserSession:
             if status is not None
             else f"the connection to the browser closed ({self._lost_reason})"
         )
-        self._forget_tabs(
+        self._registry.forget_all(
             f"the browser went away ({self._lost_reason}); the next call on session "
             f"{self.name!r} relaunches it — open a new tab"
         )
@@ -1004,32 +964,28 @@ class BrowserSession:
         )
         self.supervisor.browser_gone(self._lost_reason)
         self._note_loss(f"the connection to the browser was lost and tabwarden {self._lost_reason}")
-        self._forget_tabs(f"the connection was lost and {self._lost_reason}")
+        self._registry.forget_all(f"the connection was lost and {self._lost_reason}")
         logger.warning("session %r: %s", self.name, self._lost_reason)
 
     def _on_target_created(self, event: Event) -> None:
         info = event.params.get("targetInfo", {})
         if info.get("type") == "page":
-            self._register(info["targetId"], info)
+            self._registry.register(info["targetId"], info)
             if info.get("openerId"):
-                self._front = info["targetId"]  # the browser shows a popup in front
+                self._services.front = info["targetId"]  # the browser shows a popup in front
 
     def _on_target_info_changed(self, event: Event) -> None:
         info = event.params.get("targetInfo", {})
-        tab = self._tabs.get(info.get("targetId", ""))
+        tab = self._registry.by_target(info.get("targetId", ""))
         if tab is not None:
-            tab._update_info(info)
+            tab.update_info(info)
 
     def _on_target_destroyed(self, event: Event) -> None:
-        tab = self._tabs.pop(event.params.get("targetId", ""), None)
+        tab = self._registry.remove(event.params.get("targetId", ""))
         if tab is None:
             return
         self.supervisor.tab_closed(tab)
-        tab._mark_closed("it was closed")
-        if tab in self._recent:
-            self._recent.remove(tab)
-        if self._active is tab:
-            self._active = self._recent[-1] if self._recent else None
+        tab.mark_closed("it was closed")
 
     def _on_attached(self, event: Event) -> None:
         info = event.params.get("targetInfo", {})
@@ -1037,24 +993,25 @@ class BrowserSession:
         connection = self.connection
         if info.get("type") != "page":
             if event.params.get("waitingForDebugger"):  # auto-attached: not ours to keep
-                self._spawn(asyncio.get_running_loop().create_task(self._release(session_id)))
+                self._tasks.spawn(self._release(session_id), f"release {session_id}")
             return
-        tab = self._register(info["targetId"], info)
-        if tab._session is not None:
+        tab = self._registry.register(info["targetId"], info)
+        if tab.session is not None:
             # Another session on a page we already drive (an explicit
             # Target.attachToTarget, e.g. for isolated evaluation): not the tab's.
             return
         session = CDPSession(connection, session_id, info["targetId"])
-        self._spawn(tab._bind(session, bool(event.params.get("waitingForDebugger"))))
+        setup = tab.bind(session, bool(event.params.get("waitingForDebugger")))
+        self._tasks.spawn(setup, f"tab-setup {tab.id}")
 
     def _on_detached(self, event: Event) -> None:
         session_id = event.params.get("sessionId")
         if not session_id:
             return
         self.connection.drop_session(session_id)
-        tab = self._tabs.get(event.params.get("targetId", ""))
-        if tab is not None and tab._session is not None and tab._session.session_id == session_id:
-            tab._unbind()
+        tab = self._registry.by_target(event.params.get("targetId", ""))
+        if tab is not None and tab.session is not None and tab.session.session_id == session_id:
+            tab.unbind()
 
     async def _release(self, session_id: str) -> None:
         """Resume and detach a target that is not a page (the filter should prevent it)."""

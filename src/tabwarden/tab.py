@@ -1,4 +1,10 @@
-"""Tab: one page target of a browser session, with navigation and history."""
+"""Tab: one page of a browser session, and every call an agent makes on it.
+
+The public methods are the API; the work is done below them: navigations by
+``actions.navigate.Navigator``, input actions by ``actions.runner.ActionRunner``,
+snapshots by ``snapshot.reading.SnapshotReader``, frames by ``frames.FrameTracker``.
+``Tab`` implements the ``Page`` protocol (page.py) those parts take.
+"""
 
 from __future__ import annotations
 
@@ -7,17 +13,19 @@ import contextlib
 import functools
 import json
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
-from .actions import batch, forms, pointer, upload, waiting
+from .actions import batch, forms, pointer, scrolling, upload, waiting
 from .actions.evaluate import EvaluateResult, EvaluationSessions, is_busy
 from .actions.evaluate import evaluate as run_evaluate
-from .actions.receipt import ActionWatch, Receipt
+from .actions.navigate import Navigator
+from .actions.receipt import Receipt
 from .actions.resolve import resolve
+from .actions.runner import ActionRunner
 from .budget import Budget
-from .cdp.protocol import Event, gc_paused
+from .cdp.protocol import Event
 from .cdp.session import CDPSession
 from .clipping import clip_title, clip_url
 from .content import ImageList, PageContent, page_content, page_images
@@ -29,58 +37,41 @@ from .diagnostics.recording import RecordingFile, RecordingStarted, ScreencastRe
 from .diagnostics.storage import StorageResult
 from .errors import (
     ActionError,
-    CDPError,
-    CDPTimeout,
-    DeadlineExceeded,
     DialogBlocking,
     EvaluateDisabled,
     InvalidArgument,
-    NavigationFailed,
-    NoHistoryEntry,
-    StaleRefError,
     TabClosed,
     TabCrashed,
     TabwardenError,
-    UnknownRef,
 )
 from .frames import AUTO_ATTACH_IFRAMES, FrameRegistry, FrameTracker
-from .interrupts import PageCalls
-from .navigation import (
-    NavigationResult,
-    NavigationWatch,
-    WaitUntil,
-    _Outcome,
-    check_wait_until,
-    navigation_timeout,
-    normalize_url,
-)
-from .safety.raw_cdp import send_raw
+from .interrupts import OnDialog, PageCalls
+from .navigation import NavigationResult, WaitUntil, check_wait_until, normalize_url
+from .page import PageView
+from .relaunch import Relaunch
+from .safety.raw_cdp import route_to_frame, send_raw
 from .safety.reserved import check_raw_method
 from .screenshot import Captures, Screenshot, save_screenshot
 from .screenshot import capture as capture_screenshot
-from .snapshot import DEFAULT_MAX_CHARS, RefTable, Snapshot, SnapshotNode, parse_ref
-from .snapshot.build import build_tree
-from .snapshot.captures import Capture, CaptureStore, Cursor, new_capture_id
-from .snapshot.model import LeftOut
-from .snapshot.render import check_max_chars, render_lines, select_lines
-from .snapshot.walker import changed_since, walk_frames
+from .services import SessionServices
+from .snapshot import DEFAULT_MAX_CHARS, RefTable, Snapshot
+from .snapshot.captures import Cursor
+from .snapshot.reading import SnapshotReader, dialog_lines
+from .snapshot.render import check_max_chars
 from .supervisor.dialogs import ClosedDialog, PendingDialog
-from .supervisor.supervisor import SupervisorState
+from .supervisor.state import SupervisorState
+from .supervisor.supervisor import Supervisor
 
 if TYPE_CHECKING:
-    from .session import BrowserSession
+    from .diagnostics.recording import RecordingFormat
 
-__all__ = ["Tab", "TabInfo"]
+__all__ = ["Tab", "TabHost", "TabInfo", "dialog_action"]
 
 T = TypeVar("T")
 
 logger = logging.getLogger("tabwarden.tab")
 
-# Chromium commits an error page for an HTTP error with an empty body; the
-# status is what matters, not this code.
-_HTTP_STATUS_FAILURE = "net::ERR_HTTP_RESPONSE_CODE_FAILURE"
-_CHANGE_CHECK_S = 1.0
-"""How long a later page of a snapshot waits for the page to say whether it changed."""
+_SETUP_S = 10.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,11 +86,51 @@ class TabInfo:
     dialog: PendingDialog | None
 
 
+class TabHost(Protocol):
+    """What a tab asks of the session that holds it (``BrowserSession`` is one)."""
+
+    def take_relaunch_notice(self) -> Relaunch | None: ...
+
+    def setup_commands(self, *, top_level: bool = True) -> list[tuple[str, dict[str, Any]]]: ...
+
+    async def switch_tab(self, tab_id: str, *, timeout_ms: float | None = None) -> Tab: ...
+
+    async def close_tab(
+        self, tab_id: str | None = None, *, timeout_ms: float | None = None
+    ) -> None: ...
+
+    async def save_storage_state(
+        self, file: str | None = None, *, timeout_ms: float | None = None
+    ) -> StorageResult: ...
+
+    async def load_storage_state(
+        self, file: str, *, timeout_ms: float | None = None
+    ) -> StorageResult: ...
+
+    async def record_stop(
+        self,
+        tab_id: str | None = None,
+        path: str | None = None,
+        *,
+        format: RecordingFormat = "auto",
+        timeout_ms: float | None = None,
+    ) -> RecordingFile: ...
+
+
 class Tab:
     """A page in a browser session. Create tabs with ``BrowserSession.new_tab``."""
 
-    def __init__(self, browser: BrowserSession, tab_id: str, target_id: str) -> None:
-        self._browser = browser
+    def __init__(
+        self,
+        host: TabHost,
+        services: SessionServices,
+        supervisor: Supervisor,
+        tab_id: str,
+        target_id: str,
+    ) -> None:
+        self._host = host
+        self._services = services
+        self._supervisor = supervisor
         self.id = tab_id
         self.target_id = target_id
         self._url = ""
@@ -115,28 +146,28 @@ class Tab:
         self._crashed = False
         """The page's renderer crashed; a reload or navigation brings a new one."""
         self._dialogs_seen: set[str] = set()
-        self._bridge_error = ""
+        self._setup_error = ""
         self.navigated = False
         """True once anything loaded in this tab beyond its first blank page."""
-        self._created_here = False
+        self.created_here = False
+        """This session opened the tab (on an attached browser, it closes only those)."""
         self._detached = False
         self._frames: FrameTracker | None = None
         self.refs = RefTable()
         """This tab's refs: one space across all its frames."""
-        self._last_view: list[str] = []
-        self._captures = CaptureStore(tab_id)
-        """Snapshots with pages left to read (their later pages need no new walk)."""
-        self._input_lock = asyncio.Lock()
-        self._actions = 0
-        self._object_group = "tabwarden-action-0"
         self._next_dialog: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         """Resolved when a dialog that waits for an answer opens (then replaced)."""
         self._lifecycle: dict[str, set[str]] = {}
-        self._screenshots = Captures(browser._spawn, browser.emulation_state)
+        self._screenshots = Captures(services.tasks, lambda: services.emulation)
         """Screenshots, one at a time (a capture the call gave up on still runs)."""
-        self._evaluations = EvaluationSessions(self)
+        self._evaluations = EvaluationSessions(
+            services.browser_cdp, services.tasks.spawn, services.metrics
+        )
         self._calls = PageCalls()
         """The calls running on this tab, ended at once by a crash or a dialog."""
+        self._runner = ActionRunner(self, services, supervisor)
+        self._navigator = Navigator(self, supervisor, services.metrics)
+        self._reader = SnapshotReader(self, self._state_header)
 
     def __repr__(self) -> str:
         state = f"closed: {self._closed_reason}" if self._closed_reason else self.url
@@ -160,27 +191,55 @@ class Tab:
         return self._closed_reason is not None
 
     @property
+    def crashed(self) -> bool:
+        """The page's renderer crashed; only a load brings a new one."""
+        return self._crashed
+
+    @property
     def opener(self) -> Tab | None:
         """The tab whose page opened this one (``window.open``, ``target=_blank``)."""
         if self._opener_target is None:
             return None
-        return self._browser._tab_by_target(self._opener_target)
+        opener = self._services.pages.by_target(self._opener_target)
+        return opener if isinstance(opener, Tab) else None
 
     @property
     def frames(self) -> FrameRegistry:
         """The tab's frames and the sessions that render them (OOPIFs have their own)."""
-        if self._frames is None:
-            raise (
-                self._closed_error()
-                if self.closed
-                else TabClosed(f"tab {self.id} is not attached yet", hint="retry in a moment")
-            )
-        return self._frames.registry
+        return self._tracker().registry
+
+    @property
+    def attached_frames(self) -> FrameRegistry | None:
+        """The frames, or None while the tab has no session (never raises)."""
+        return self._frames.registry if self._frames is not None else None
+
+    @property
+    def session(self) -> CDPSession | None:
+        """The tab's own CDP session now (None while detached)."""
+        return self._session
+
+    @property
+    def object_group(self) -> str:
+        """The remote-object group of the running action."""
+        return self._runner.object_group
+
+    @property
+    def calls(self) -> PageCalls:
+        return self._calls
+
+    @property
+    def setup_error(self) -> str:
+        """What failed while the tab's session was set up ("" when nothing did)."""
+        return self._setup_error
+
+    @property
+    def last_view(self) -> Sequence[str]:
+        return self._reader.last_view
 
     @property
     def pending_dialogs(self) -> list[PendingDialog]:
         """Dialogs open in this tab (its frames included) that wait for an answer."""
-        return self._browser.supervisor.pending(self)
+        return self._supervisor.pending(self)
 
     @property
     def pending_dialog(self) -> PendingDialog | None:
@@ -193,7 +252,7 @@ class Tab:
             id=self.id,
             url=clip_url(self.url),
             title=clip_title(self.title),
-            active=self._browser.active_tab is self,
+            active=self._services.pages.active() is self,
             opener=opener.id if opener else None,
             dialog=self.pending_dialog,
         )
@@ -212,25 +271,27 @@ class Tab:
         """
         stage = check_wait_until(wait_until)
         target_url = normalize_url(url)
-        async with self._browser._operation(
-            timeout_ms, "navigation", self, on_dialog="go_on"
-        ) as budget:
-            return await self._navigate(target_url, stage, budget)
+        async with self._call(timeout_ms, "navigation", on_dialog="go_on") as budget:
+            return await self._navigator.load(target_url, stage, budget)
+
+    async def load(self, url: str, stage: WaitUntil, budget: Budget) -> NavigationResult:
+        """Load ``url`` (normalised) within a budget the caller's call already holds (a
+        new tab opened for it)."""
+        return await self._navigator.load(url, stage, budget)
 
     async def reload(
         self, *, wait_until: str = "load", timeout_ms: float | None = None
     ) -> NavigationResult:
         stage = check_wait_until(wait_until)
-        async with self._browser._operation(
-            timeout_ms, "navigation", self, on_dialog="go_on"
-        ) as budget:
-            session = await self._ready_session(budget)
+        async with self._call(timeout_ms, "navigation", on_dialog="go_on") as budget:
+            return await self._navigator.reload(stage, budget)
 
-            async def trigger() -> str | None:
-                await session.send("Page.reload", budget=budget)
-                return None
-
-            return await self._navigation(session, self.url, stage, budget, trigger)
+    async def _go_history(
+        self, step: int, wait_until: str, timeout_ms: float | None
+    ) -> NavigationResult:
+        stage = check_wait_until(wait_until)
+        async with self._call(timeout_ms, "navigation", on_dialog="go_on") as budget:
+            return await self._navigator.go_history(step, stage, budget)
 
     async def back(
         self, *, wait_until: str = "load", timeout_ms: float | None = None
@@ -267,63 +328,25 @@ class Tab:
         """
         start = Cursor.parse(cursor)
         check_max_chars(max_chars)
-        async with self._browser._operation(
-            timeout_ms, "action", self, on_dialog="go_on"
-        ) as budget:
+        async with self._call(timeout_ms, "action", on_dialog="go_on") as budget:
+            tracker = self._tracker()
             if start.capture is not None:
-                return await self._later_page(
-                    budget, start, full=full, scope=scope, find=find, max_chars=max_chars
+                later = await self._reader.later_page(
+                    tracker, budget, start, full=full, scope=scope, find=find, max_chars=max_chars
                 )
+                return later
             read = functools.partial(
-                self._snapshot, budget, full=full, scope=scope, find=find, summary=True
+                self._reader.read, tracker, budget, full=full, scope=scope, find=find, summary=True
             )
-            _, capture = await self._until_dialog(read())
+            _, capture = await self.until_dialog(read())
             if capture is None:
                 # A dialog opened during the read: the page is paused, and the snapshot says
                 # so the way it does for a dialog that was already open.
                 capture = await read()
             snapshot = capture.page(max_chars=max_chars)
             if snapshot.page.next_cursor is not None:
-                self._captures.keep(capture)
+                self._reader.captures.keep(capture)
             return snapshot
-
-    async def _later_page(
-        self,
-        budget: Budget,
-        start: Cursor,
-        *,
-        full: bool,
-        scope: str | None,
-        find: str | None,
-        max_chars: int,
-    ) -> Snapshot:
-        """A page of a kept capture: no walk, one short call per frame to tell whether
-        the page has changed since."""
-        capture = self._captures.continued(start, full=full, scope=scope, find=find)
-        await self._ready_session(budget)
-        tracker = self._frames
-        assert tracker is not None
-        if tracker.registry.loader_of(self.target_id) != capture.document:
-            raise InvalidArgument(
-                f"cursor={capture.id}:{start.line}: tab {self.id} has left the page of "
-                f"snapshot {capture.id} ({capture.url}) since",
-                hint="start again with cursor=0 for a snapshot of the page it shows now",
-            )
-        if self.pending_dialogs:
-            # The page's script is paused: it cannot be asked until the dialog is answered.
-            return capture.later_page(
-                max_chars=max_chars,
-                start=start.line,
-                changed=None,
-                notes=_dialog_lines(self.pending_dialogs),
-            )
-        try:
-            changed: bool | None = await changed_since(
-                tracker.registry, capture.frames, capture.marks, budget.child(_CHANGE_CHECK_S)
-            )
-        except DeadlineExceeded:
-            changed = None  # a busy page: the capture can still be read
-        return capture.later_page(max_chars=max_chars, start=start.line, changed=changed)
 
     async def dialog(
         self,
@@ -335,11 +358,9 @@ class Tab:
     ) -> ClosedDialog:
         """Answer this tab's pending dialog (``accept`` or ``dismiss``; ``prompt_text`` for
         a prompt). With several pending, name one by ``dialog_id``."""
-        accept = _dialog_action(action)
-        async with self._browser._operation(
-            timeout_ms, "action", self, on_dialog="go_on"
-        ) as budget:
-            return await self._browser.supervisor.answer(
+        accept = dialog_action(action)
+        async with self._call(timeout_ms, "action", on_dialog="go_on") as budget:
+            return await self._supervisor.answer(
                 accept=accept,
                 prompt_text=prompt_text,
                 dialog_id=dialog_id,
@@ -486,13 +507,10 @@ class Tab:
     ) -> Receipt:
         """Scroll the page or an element (``direction`` up/down/left/right, ``amount`` in
         CSS px, default most of a screen); ``direction=None`` with a ref scrolls it into view."""
-        if direction not in (None, "up", "down", "left", "right"):
-            raise InvalidArgument(
-                f"direction={direction!r} is not a direction", hint="up, down, left or right"
-            )
+        scrolling.check_direction(direction)
 
         async def body(budget: Budget) -> tuple[str | None, str]:
-            return await self._scroll(ref, direction, amount, budget)
+            return await scrolling.scroll(self, ref, direction, amount, budget)
 
         return await self._act("scroll", timeout_ms, body, ref)
 
@@ -507,7 +525,7 @@ class Tab:
 
         async def body(budget: Budget) -> tuple[str, str]:
             return await upload.upload_files(
-                self, ref, _as_list(paths), budget, self._browser.paths
+                self, ref, _as_list(paths), budget, self._services.paths
             )
 
         return await self._act("upload_file", timeout_ms, body, ref)
@@ -516,8 +534,8 @@ class Tab:
         self, ref: str | None = None, *, max_chars: int = 20_000, timeout_ms: float | None = None
     ) -> str:
         """The visible text of an element, or of the whole page (bounded by ``max_chars``)."""
-        async with self._browser._operation(timeout_ms, "action", self) as budget:
-            await self._ready_session(budget)
+        async with self._call(timeout_ms, "action") as budget:
+            await self.ready_session(budget)
             if ref is None:
                 session = self.frames.main_session
                 reply = await session.send(
@@ -551,8 +569,8 @@ class Tab:
         snapshot shows it: case-insensitive, whitespace collapsed, anywhere in the text;
         ``exact=True`` wants all of an element's text, case-sensitive; ``/regex/`` is a
         JavaScript regular expression (case-insensitive unless ``exact``)."""
-        async with self._browser._operation(timeout_ms, "wait", self) as budget:
-            await self._ready_session(budget)
+        async with self._call(timeout_ms, "wait") as budget:
+            await self.ready_session(budget)
             return await waiting.wait_for(
                 self,
                 budget,
@@ -571,7 +589,8 @@ class Tab:
         """Run several actions in order, e.g. ``[{"action": "fill", "ref": "e4", "value":
         "x"}, {"action": "click", "ref": "e7"}]``; stops at the first failure, raising
         ``BatchError`` that carries the receipts of the steps that ran."""
-        return await batch.run_batch(self, steps, timeout_ms=timeout_ms)
+        batch.check_steps(steps)
+        return await batch.run_batch(self, steps, self._services.budget(timeout_ms, "action"))
 
     async def get_content(
         self,
@@ -582,8 +601,8 @@ class Tab:
         timeout_ms: float | None = None,
     ) -> PageContent:
         """The page as Markdown (or plain text), paged; untrusted page data."""
-        async with self._browser._operation(timeout_ms, "action", self) as budget:
-            session = await self._ready_session(budget)
+        async with self._call(timeout_ms, "action") as budget:
+            session = await self.ready_session(budget)
             return await page_content(
                 session,
                 budget,
@@ -596,8 +615,8 @@ class Tab:
         self, *, max_images: int = 200, timeout_ms: float | None = None
     ) -> ImageList:
         """The page's images: src, alt, rendered and natural size, loaded or broken."""
-        async with self._browser._operation(timeout_ms, "action", self) as budget:
-            session = await self._ready_session(budget)
+        async with self._call(timeout_ms, "action") as budget:
+            session = await self.ready_session(budget)
             return await page_images(session, budget, max_images=max_images)
 
     async def evaluate(
@@ -620,12 +639,13 @@ class Tab:
         its text and line. ``function`` with ``ref`` gets the element as ``this``
         and first argument.
         """
-        if not self._browser.config.browser.evaluate_enabled:
+        if not self._services.config.browser.evaluate_enabled:
             raise EvaluateDisabled("evaluating JavaScript is turned off for this session")
-        async with self._browser._operation(timeout_ms, "evaluate", self) as budget:
-            await self._ready_session(budget)
+        async with self._call(timeout_ms, "evaluate") as budget:
+            await self.ready_session(budget)
             return await run_evaluate(
                 self,
+                self._evaluations,
                 budget,
                 expression=expression,
                 function=function,
@@ -639,9 +659,7 @@ class Tab:
     async def terminate_script(self, *, timeout_ms: float | None = None) -> bool:
         """Stop the script that keeps this page busy (``Runtime.terminateExecution`` on
         each of its frames' sessions). Returns True when something was busy."""
-        async with self._browser._operation(
-            timeout_ms, "action", self, on_dialog="go_on"
-        ) as budget:
+        async with self._call(timeout_ms, "action", on_dialog="go_on") as budget:
             stopped = False
             for session in self.frames.sessions():
                 if await is_busy(session):
@@ -670,10 +688,9 @@ class Tab:
         ``save=True`` or ``path`` (a file name, or a path inside the workspace) also
         writes it into the workspace's screenshots folder; ``Screenshot.path`` says where.
         """
-        async with self._browser._operation(timeout_ms, "action", self) as budget:
-            await self._ready_session(budget)
-            self._actions += 1
-            self._object_group = f"tabwarden-action-{self._actions}"
+        async with self._call(timeout_ms, "action") as budget:
+            await self.ready_session(budget)
+            group = self._runner.new_group()
             try:
                 shot = await capture_screenshot(
                     self,
@@ -686,9 +703,9 @@ class Tab:
                     annotate=annotate,
                 )
             finally:
-                self._release_objects(self._object_group)
+                self._runner.release(group)
             if save or path is not None:
-                shot = save_screenshot(shot, self._browser.paths, path)
+                shot = save_screenshot(shot, self._services.paths, path)
             return shot
 
     # ---- diagnostics: console and network (diagnostics/console.py, network.py) ------
@@ -711,8 +728,8 @@ class Tab:
         the log after reading. The newest ``max_entries`` are returned; the report says
         how many matched and how many the tab's ring dropped.
         """
-        async with self._browser._operation(timeout_ms, "action", self, on_dialog="go_on"):
-            return self._browser.supervisor.console.read(
+        async with self._call(timeout_ms, "action", on_dialog="go_on"):
+            return self._supervisor.console.read(
                 self, level=level, since=since, clear=clear, max_entries=max_entries
             )
 
@@ -736,23 +753,13 @@ class Tab:
         data and response body instead, bodies cut at ``diagnostics.body_max_bytes``.
         ``clear`` empties the log after reading.
         """
-        log = self._browser.supervisor.network
+        log = self._supervisor.network
         if request_id is not None:
-            async with self._browser._operation(
-                timeout_ms, "action", self, on_dialog="go_on"
-            ) as budget:
+            async with self._call(timeout_ms, "action", on_dialog="go_on") as budget:
                 return await log.details(self, request_id, budget)
         request_filter = RequestFilter.parse(url, type, status)
-        async with self._browser._operation(timeout_ms, "action", self, on_dialog="go_on"):
+        async with self._call(timeout_ms, "action", on_dialog="go_on"):
             return log.list(self, request_filter, max_entries=max_entries, clear=clear)
-
-    def _diagnostics_line(self) -> list[str]:
-        """The snapshot header's lines of what went wrong since the last one: a relaunch of
-        the browser (told once), console and network errors."""
-        relaunch = self._browser.take_relaunch_notice()
-        lines = [f"# {relaunch.describe()}"] if relaunch is not None else []
-        line = self._browser.supervisor.diagnostics_summary(self)
-        return lines + ([f"# {line}"] if line else [])
 
     # ---- storage and emulation (diagnostics/storage.py, emulation.py) -----------------
 
@@ -785,13 +792,14 @@ class Tab:
         """
         storage.check_request(action, kind)
         if action == "save_state":
-            return await self._browser.save_storage_state(file, timeout_ms=timeout_ms)
+            return await self._host.save_storage_state(file, timeout_ms=timeout_ms)
         if action == "load_state":
-            return await self._browser.load_storage_state(file or "", timeout_ms=timeout_ms)
-        async with self._browser._operation(timeout_ms, "action", self, on_dialog="end") as budget:
-            await self._ready_session(budget)
+            return await self._host.load_storage_state(file or "", timeout_ms=timeout_ms)
+        async with self._call(timeout_ms, "action", on_dialog="end") as budget:
+            await self.ready_session(budget)
             return await storage.run(
                 self,
+                self._services.browser_cdp(),
                 budget,
                 action=action,
                 kind=kind,
@@ -836,9 +844,9 @@ class Tab:
             page_ranges=page_ranges,
             margins=margins,
         )
-        async with self._browser._operation(timeout_ms, "action", self) as budget:
-            session = await self._ready_session(budget)
-            return await save_pdf(session, self._browser.paths, path, params, budget)
+        async with self._call(timeout_ms, "action") as budget:
+            session = await self.ready_session(budget)
+            return await save_pdf(session, self._services.paths, path, params, budget)
 
     async def record_start(
         self,
@@ -851,24 +859,24 @@ class Tab:
     ) -> RecordingStarted:
         """Start recording this tab's screen (JPEG screencast frames, sent when the page
         repaints); ``record_stop`` saves them. One recording per tab."""
-        async with self._browser._operation(timeout_ms, "action", self) as budget:
-            session = await self._ready_session(budget)
-            recordings = self._browser._recordings
+        async with self._call(timeout_ms, "action") as budget:
+            session = await self.ready_session(budget)
+            recordings = self._services.recordings
             if self.id in recordings:
                 raise ActionError(
                     f"tab {self.id} is already being recorded",
                     hint="stop it with record_stop first (one recording per tab)",
                 )
-            files = self._browser.config.files
+            files = self._services.config.files
             recorder = ScreencastRecorder(
                 self.id,
                 session,
                 max_frames=files.recording_max_frames,
                 max_bytes=files.recording_max_bytes,
-                spawn=self._browser._spawn,
+                tasks=self._services.tasks,
             )
             # A background tab paints nothing, so it would send no frames.
-            await self._browser._bring_to_front(self, budget)
+            await self._services.bring_to_front(self, budget)
             started = await recorder.start(
                 budget,
                 quality=quality,
@@ -889,16 +897,16 @@ class Tab:
         """Stop recording and save it in the workspace's ``recordings`` folder: WebM when
         ffmpeg is available (``auto``/``webm``), else a self-contained HTML player.
         Works after the tab closed too (what was recorded is saved)."""
-        return await self._browser.record_stop(self.id, path, format=format, timeout_ms=timeout_ms)
+        return await self._host.record_stop(self.id, path, format=format, timeout_ms=timeout_ms)
 
     # ---- tab control ---------------------------------------------------------------
 
     async def activate(self, *, timeout_ms: float | None = None) -> Tab:
         """Make this the session's active tab and bring it to the front."""
-        return await self._browser.switch_tab(self.id, timeout_ms=timeout_ms)
+        return await self._host.switch_tab(self.id, timeout_ms=timeout_ms)
 
     async def close(self, *, timeout_ms: float | None = None) -> None:
-        await self._browser.close_tab(self.id, timeout_ms=timeout_ms)
+        await self._host.close_tab(self.id, timeout_ms=timeout_ms)
 
     async def cdp(
         self,
@@ -921,20 +929,18 @@ class Tab:
         check_raw_method(method)
         # A raw command's reply is Chromium's to give: a dialog does not end it (a proxy
         # in front of the browser may answer that dialog itself, and the reply then comes).
-        async with self._browser._operation(
-            timeout_ms, "action", self, on_dialog="go_on"
-        ) as budget:
-            session = await self._ready_session(budget)
+        async with self._call(timeout_ms, "action", on_dialog="go_on") as budget:
+            session = await self.ready_session(budget)
             params = dict(params or {})
             if frame_id is not None and frame_id != self.target_id:
-                session, params = self._frame_route(frame_id, method, params)
+                session, params = route_to_frame(self.frames, self.id, frame_id, method, params)
             return await send_raw(
                 session,
                 method,
                 params,
                 budget,
-                guard=self._browser.supervisor.guard,
-                paths=self._browser.paths,
+                guard=self._supervisor.guard,
+                paths=self._services.paths,
                 tab=self,
             )
 
@@ -968,198 +974,30 @@ class Tab:
             )
         return session, params
 
-    # ---- internal: called by BrowserSession -----------------------------------------
+    # ---- the Page protocol: what actions, supervisor and logs use -------------------
 
-    def _update_info(self, info: dict[str, Any]) -> None:
-        self._url = info.get("url", self._url)
-        self._title = info.get("title", self._title)
-        if info.get("openerId"):
-            self._opener_target = info["openerId"]
-        if self._url not in ("", "about:blank"):
-            self.navigated = True
+    async def ready_session(self, budget: Budget) -> CDPSession:
+        """The tab's session once it is set up (attached again if it detached)."""
+        if self._closed_reason is not None:
+            raise self.closed_error()
+        if self._detached:
+            # Our session detached but the page lives on: attach again; the
+            # attachedToTarget event binds and sets up the new session.
+            self._detached = False
+            await self._services.browser_cdp().attach(self.target_id, budget=budget)
+        await budget.run(asyncio.shield(self._ready), what=f"waiting for tab {self.id}")
+        await self._screenshots.settled(budget)  # a given-up screenshot still holds the viewport
+        assert self._session is not None
+        return self._session
 
-    def _bind(self, session: CDPSession, waiting_for_debugger: bool) -> asyncio.Task[None]:
-        """Attach this tab to its CDP session and enable what navigation needs."""
-        self._session = session
-        self._detached = False
-        if self._frames is not None:
-            self._frames.close()
-        self._frames = FrameTracker(
-            session, self.target_id, lambda: self._browser.setup_commands(top_level=False)
-        )
-        self._document_url = ""  # target info until this session sees a commit
-        session.subscribe("Page.lifecycleEvent", self._on_lifecycle)
-        session.subscribe("Page.frameNavigated", self._on_frame_navigated)
-        session.subscribe("Page.navigatedWithinDocument", self._on_same_document)
-        session.subscribe("Inspector.targetCrashed", self._on_crashed)
-        session.subscribe("Inspector.targetReloadedAfterCrash", self._on_recovered)
-        return asyncio.get_running_loop().create_task(
-            self._setup(session, waiting_for_debugger), name=f"tab-setup {self.id}"
-        )
-
-    def _unbind(self) -> None:
-        """The tab's CDP session detached; the next call attaches a new one."""
-        self._session = None
-        self._detached = True
-        if self._frames is not None:
-            self._frames.close()
-            self._frames = None
-        if self._ready.done():
-            self._ready = asyncio.get_running_loop().create_future()
-
-    def _mark_closed(self, reason: str) -> None:
-        if self._closed_reason is None:
-            self._closed_reason = reason
-        self._evaluations.forget()
-        self._captures.clear()
-        if self._frames is not None:
-            self._frames.close()
-        if not self._ready.done():
-            self._ready.set_exception(self._closed_error())
-            self._ready.exception()  # nobody may be waiting; do not log it
-
-    # ---- private -------------------------------------------------------------------
-
-    async def _setup(self, session: CDPSession, waiting_for_debugger: bool) -> None:
-        budget = Budget(10.0)
-        # Page: lifecycle, frame and dialog events; Network: document statuses. A
-        # popup waits paused until Runtime.runIfWaitingForDebugger, and some of
-        # these replies need its renderer running: send the resume in the same
-        # batch (commands run in order, so the enables still come first).
-        commands: list[tuple[str, dict[str, Any] | None]] = [
-            ("Page.enable", None),
-            ("Page.setLifecycleEventsEnabled", {"enabled": True}),
-            ("Network.enable", None),
-            ("Runtime.enable", None),
-            ("Target.setAutoAttach", AUTO_ATTACH_IFRAMES),
-            *self._browser.setup_commands(),
-        ]
-        if waiting_for_debugger:
-            commands.append(("Runtime.runIfWaitingForDebugger", None))
-        results = await asyncio.gather(
-            *(session.send(method, params, budget=budget) for method, params in commands),
-            return_exceptions=True,
-        )
-        for (method, _), result in zip(commands, results, strict=True):
-            if isinstance(result, BaseException):
-                logger.warning("setting up tab %s: %s failed: %s", self.id, method, result)
-                if method in ("Fetch.enable", "Page.addScriptToEvaluateOnNewDocument"):
-                    self._bridge_error = f"{method} failed: {result}"
-        if self._frames is not None:
-            try:
-                await self._frames.seed(budget)
-            except TabwardenError as exc:
-                logger.warning("reading the frame tree of tab %s failed: %s", self.id, exc)
-        self._browser.supervisor.reconcile(self)
-        if not self._ready.done():
-            self._ready.set_result(None)
-
-    async def _navigate(self, url: str, stage: WaitUntil, budget: Budget) -> NavigationResult:
-        guard = self._browser.supervisor.guard
-        guard.check_navigation(url, self)  # a URL the policy refuses is never sent
-        session = await self._ready_session(budget)
-        mark = guard.mark()
-
-        async def trigger() -> str | None:
-            reply = await session.send("Page.navigate", {"url": url}, budget=budget)
-            error = reply.get("errorText", "")
-            if error and error != _HTTP_STATUS_FAILURE:
-                raise guard.navigation_failure(self, url, error, mark)  # a redirect hop, say
-            if reply.get("isDownload"):
-                raise NavigationFailed(
-                    f"{url} is a download, not a page",
-                    url=url,
-                    net_error="download",
-                    hint="downloads are saved by the browser; navigate to a page instead",
-                )
-            self.navigated = True
-            loader: str | None = reply.get("loaderId")
-            return loader
-
-        return await self._navigation(session, url, stage, budget, trigger)
-
-    async def _navigation(
-        self,
-        session: CDPSession,
-        url: str,
-        stage: WaitUntil,
-        budget: Budget,
-        trigger: Callable[[], Awaitable[str | None]],
-    ) -> NavigationResult:
-        """Trigger a navigation and follow it to ``stage``; a dialog that opens on the way
-        (alert during load, beforeunload) ends it at once and is reported."""
-        if not self.pending_dialogs and await is_busy(session):
-            # A page stuck in script would hold the navigation (and, once one is pending,
-            # every command) hostage: stop the script first; the page is being left anyway.
-            # (A dialog also stops the page's script, but the navigation closes it.)
-            with contextlib.suppress(DeadlineExceeded):
-                await session.send("Runtime.terminateExecution", budget=budget.child(0.5))
-                self._browser.metrics.count("terminated_before_navigation")
-        guard = self._browser.supervisor.guard
-        mark = guard.mark()
-        with NavigationWatch(session, self.target_id) as watch:
-
-            async def follow() -> _Outcome:
-                try:
-                    loader = await trigger()
-                except CDPTimeout:
-                    raise navigation_timeout(url, stage, (), budget.timeout_s) from None
-                return await watch.wait(url=url, wait_until=stage, budget=budget, loader_id=loader)
-
-            finished, outcome = await self._until_dialog(follow())
-            if not finished or outcome is None:
-                outcome = watch.partial(stage)
-            blocked = guard.blocked_navigation(self, mark)
-            if blocked is not None and outcome.status is None:
-                # A reload or history step led where the policy forbids (no page came
-                # back); a page that loaded and then moved on by itself is not that.
-                raise guard.denied(blocked)
-            # Cut short by a dialog: a new document that committed opened it (an alert
-            # while loading: navigated); else the page being left did (a beforeunload).
-            navigated = finished or "commit" in outcome.reached or outcome.same_document
-            return await self._finish(outcome, budget, navigated=navigated, requested_url=url)
-
-    async def _act(
-        self,
-        name: str,
-        timeout_ms: float | None,
-        body: Callable[[Budget], Awaitable[Any]],
-        target: str | None = None,
-    ) -> Receipt:
-        """One input action: budget, dialog check, the tab's input lock, a receipt.
-
-        A dialog the action opens pauses the page, and with it the replies to
-        whatever the action was still sending: the action then ends at once and
-        its receipt reports the dialog.
-        """
-        async with self._browser._operation(
-            timeout_ms, "action", self, on_dialog="go_on"
-        ) as budget:
-            await self._ready_session(budget)
-            self._check_no_dialog()
-            async with self._input_lock:
-                await self._browser._bring_to_front(self, budget)
-                self._actions += 1
-                group = self._object_group = f"tabwarden-action-{self._actions}"
-                with ActionWatch(self) as watch:
-                    watch.start(budget)
-                    try:
-                        _, done = await self._until_dialog(body(budget))
-                    finally:
-                        self._release_objects(group)
-                    label, detail = (
-                        done if done is not None else (self._describe(target), "a dialog opened")
-                    )
-                    return await watch.receipt(name, label, detail, budget)
-
-    async def _until_dialog(self, work: Awaitable[T]) -> tuple[bool, T | None]:
+    async def until_dialog(self, work: Awaitable[T]) -> tuple[bool, T | None]:
         """Run ``work`` unless a dialog that waits for an answer opens first.
 
         Returns (True, result), or (False, None) when a dialog cut it short: the
         page is paused, so replies to what ``work`` still sent would not come.
         """
         opened: asyncio.Future[Any] = self._next_dialog  # only one that opens from now on
-        task: asyncio.Future[Any] = asyncio.ensure_future(work)
+        task: asyncio.Task[T] = asyncio.get_running_loop().create_task(_awaited(work))
         try:
             await asyncio.wait({task, opened}, return_when=asyncio.FIRST_COMPLETED)
             if task.done():
@@ -1174,31 +1012,41 @@ class Tab:
                 task.exception()
         return False, None
 
-    def _describe(self, target: str | None) -> str | None:
-        """How a receipt names a ref or selector it did not get to resolve."""
-        if target is None:
-            return None
-        ref = parse_ref(target)
-        entry = self.refs.get(ref) if ref else None
-        return entry.describe() if entry else target
+    async def read_view(self, budget: Budget) -> PageView:
+        """Read the interactive view now (a receipt's diff, a screenshot's marks)."""
+        await self.ready_session(budget)
+        capture = await self._reader.read(self._tracker(), budget)
+        return PageView(capture.root, capture.lines)
 
-    def _dialog_opened_now(self, dialog: PendingDialog) -> None:
-        """Called by the supervisor: wake whatever waits on this tab's page — calls that
-        report a dialog stop their work, the others end with ``DialogBlocking``."""
-        opened, self._next_dialog = self._next_dialog, asyncio.get_running_loop().create_future()
-        opened.set_result(None)
-        self._calls.dialog_opened(lambda: self._blocked_by(dialog, opened_now=True))
+    async def refresh_info(self, budget: Budget) -> None:
+        """URL and title from the browser's target info (never waits on the page)."""
+        try:
+            reply = await self._services.browser_cdp().send(
+                "Target.getTargetInfo", {"targetId": self.target_id}, budget=budget.child(2.0)
+            )
+            self.update_info(reply.get("targetInfo", {}))
+        except TabwardenError as exc:
+            # Best effort: the caller's own commands report a page that does not answer.
+            logger.debug("reading the target info of tab %s failed: %s", self.id, exc)
 
-    def _halted(self) -> bool:
+    def saw_title(self, title: str) -> None:
+        """The page's own title, read just now (the browser's copy can lag)."""
+        self._title = title
+
+    def network_idle(self) -> bool:
+        loader = self.frames.loader_of(self.target_id) or ""
+        return "networkIdle" in self._lifecycle.get(loader, set())
+
+    def halted(self) -> bool:
         """The page cannot run script now: its renderer crashed, or a dialog waits."""
         return self._crashed or bool(self.pending_dialogs)
 
-    def _check_no_dialog(self) -> None:
+    def check_no_dialog(self) -> None:
         pending = self.pending_dialogs
         if pending:
-            raise self._blocked_by(pending[0])
+            raise self.blocked_by(pending[0])
 
-    def _blocked_by(self, dialog: PendingDialog, *, opened_now: bool = False) -> DialogBlocking:
+    def blocked_by(self, dialog: PendingDialog, *, opened_now: bool = False) -> DialogBlocking:
         when = " (it opened while this call was running)" if opened_now else ""
         return DialogBlocking(
             f"tab {self.id} is blocked by dialog {dialog.describe()}{when}",
@@ -1206,234 +1054,166 @@ class Tab:
             hint=f"answer it first: {dialog.answer_call()}",
         )
 
-    def _release_objects(self, group: str) -> None:
-        """Free the remote objects an action made (fire and forget, bounded)."""
-        if self._frames is None:
-            return
-        for session in self._frames.registry.sessions():
-            task = asyncio.get_running_loop().create_task(
-                _release_group(session, group), name=f"release {group}"
-            )
-            self._browser._spawn(task)
+    def dialog_opened(self, dialog: PendingDialog) -> None:
+        """Called by the supervisor: wake whatever waits on this tab's page — calls that
+        report a dialog stop their work, the others end with ``DialogBlocking``."""
+        opened, self._next_dialog = self._next_dialog, asyncio.get_running_loop().create_future()
+        opened.set_result(None)
+        self._calls.dialog_opened(lambda: self.blocked_by(dialog, opened_now=True))
 
-    async def _scroll(
-        self, ref: str | None, direction: str | None, amount: float | None, budget: Budget
-    ) -> tuple[str | None, str]:
-        if ref is None:
-            session = self.frames.main_session
-            reply = await session.send(
-                "Runtime.evaluate", {"expression": "document"}, budget=budget
-            )
-            object_id, label = reply["result"]["objectId"], None
-            metrics = await session.send("Page.getLayoutMetrics", budget=budget)
-            viewport = metrics["cssLayoutViewport"]
-            point = pointer.Point(viewport["clientWidth"] / 2, viewport["clientHeight"] / 2)
-            size = (viewport["clientWidth"], viewport["clientHeight"])
-        else:
-            element = await resolve(self, ref, budget)
-            session, object_id, label = element.session, element.object_id, element.label
-            # Into view only: what lies over it does not matter; a wheel goes to the top.
-            point = await pointer.actionable_point(
-                self, element, budget, need_enabled=False, need_topmost=direction is not None
-            )
-            if direction is None:
-                return label, "scrolled into view"
-            size = (400.0, 400.0)
-        if direction is None:
-            raise InvalidArgument("direction=None needs a ref to scroll into view")
-        before = await forms.scroll_position(session, object_id, budget)
-        step = (
-            amount
-            if amount is not None
-            else 0.8 * (size[1] if direction in ("up", "down") else size[0])
-        )
-        dx, dy = {"up": (0, -step), "down": (0, step), "left": (-step, 0), "right": (step, 0)}[
-            direction
-        ]
-        await pointer.wheel(self, point, dx, dy, budget)
-        position = before
-        wait = budget.child(1.0)
-        while position == before and not wait.expired:  # wheel scrolling lands a frame later
-            await wait.sleep(0.02)
-            position = await forms.scroll_position(session, object_id, budget)
-        moved = "" if position != before else " (it did not move: already at the end?)"
-        return label, f"scrolled {direction} to x={position['x']:.0f}, y={position['y']:.0f}{moved}"
-
-    async def _snapshot(
-        self,
-        budget: Budget,
-        *,
-        full: bool = False,
-        scope: str | None = None,
-        find: str | None = None,
-        summary: bool = False,
-    ) -> Capture:
-        """Walk the page once and render the view. ``summary``: the header says what went
-        wrong since the last such snapshot (the agent's own snapshots; a receipt's diff
-        must not use that up)."""
-        await self._ready_session(budget)
-        tracker = self._frames
-        assert tracker is not None
-        header = [self._header_line()]
-        if self.pending_dialogs:
-            # The page's script is paused: no tree can be read until the dialog is answered.
-            said, state = self._state_header(summary)
-            header += said
-            return Capture(
-                id=new_capture_id(),
-                tab_id=self.id,
-                url=clip_url(self.url),
-                title=clip_title(self.title),
-                full=full,
-                scope=scope,
-                find=find,
-                root=SnapshotNode(role="document", frame=self.target_id),
-                header=header,
-                lines=[],
-                selected=[],
-                state=state,
-            )
-        await tracker.settled(budget)
-        frames = frozenset(f.frame_id for f in tracker.registry.frames())
-        document = tracker.registry.loader_of(self.target_id) or ""
-        walks, _ = await asyncio.gather(
-            walk_frames(tracker.registry, budget, all_nodes=full or scope is not None),
-            self._refresh_info(budget),
-        )
-        top = walks.get(self.target_id)
-        if top is not None:
-            self._title = top.title  # read by the page just now; the browser's copy can lag
-        with gc_paused():  # many small objects, no cycles: collections only cost time
-            root = build_tree(walks, self.target_id, self.refs)
-        header[0] = self._header_line()
-        said, state = self._state_header(summary)
-        header += said
-        view = root
-        if scope is not None:
-            view = self._scope_node(root, scope)
-            header.append(f"# scope {view.ref}")
-        left_out = None
-        if scope is None and not full:
-            left_out = LeftOut()
-            for walk in walks.values():
-                left_out = left_out.plus(walk.left_out or LeftOut())
-        lines = render_lines(view, full=full, page_url=self.url, left_out=left_out)
-        if not full and scope is None:
-            self._last_view = lines
-        header, selected = select_lines(header, lines, find)
-        return Capture(
-            id=new_capture_id(),
-            tab_id=self.id,
-            url=clip_url(self.url),
-            title=clip_title(self.title),
-            full=full,
-            scope=view.ref if scope is not None else None,
-            find=find,
-            root=view,
-            header=header,
-            lines=lines,
-            selected=selected,
-            state=state,
-            frames=frames,
-            marks=tuple(walk.mark for walk in walks.values()),
-            document=top.frame.loader_id if top is not None else document,
-        )
-
-    def _state_header(self, summary: bool) -> tuple[list[str], SupervisorState]:
-        """The header's lines after the first: dialogs, then (``summary``) what went wrong
-        since the last such snapshot."""
-        state = self._browser.supervisor.state(self)
-        lines = _state_lines(state, self._dialogs_seen)
-        self._dialogs_seen = {d.dialog.id for d in state.recent_dialogs}
-        return lines + (self._diagnostics_line() if summary else []), state
-
-    def _header_line(self) -> str:
-        title = json.dumps(clip_title(self.title), ensure_ascii=False)
-        return f"# tab {self.id} · {title} · {clip_url(self.url)}"
-
-    def _scope_node(self, root: SnapshotNode, scope: str) -> SnapshotNode:
-        ref = parse_ref(scope)
-        if ref is None:
-            raise InvalidArgument(
-                f"scope={scope!r} is not a ref", hint="pass a ref from a snapshot, such as e7"
-            )
-        for node in root.walk():
-            if node.ref == ref:
-                return node
-        entry = self.refs.get(ref)
-        if entry is None:
-            raise UnknownRef(f"no ref {ref} in tab {self.id}", ref=ref)
-        raise StaleRefError(f"{entry.describe()} is no longer on the page", ref=ref)
-
-    async def _refresh_info(self, budget: Budget) -> None:
-        """URL and title from the browser's target info (never waits on the page)."""
-        try:
-            reply = await self._browser._browser_cdp().send(
-                "Target.getTargetInfo", {"targetId": self.target_id}, budget=budget.child(2.0)
-            )
-            self._update_info(reply.get("targetInfo", {}))
-        except (CDPError, DeadlineExceeded) as exc:
-            # Best effort: the caller's own commands report a page that does not answer.
-            logger.debug("reading the target info of tab %s failed: %s", self.id, exc)
-
-    async def _ready_session(self, budget: Budget) -> CDPSession:
-        if self._closed_reason is not None:
-            raise self._closed_error()
-        if self._detached:
-            # Our session detached but the page lives on: attach again; the
-            # attachedToTarget event binds and sets up the new session.
-            self._detached = False
-            await self._browser._browser_cdp().attach(self.target_id, budget=budget)
-        await budget.run(asyncio.shield(self._ready), what=f"waiting for tab {self.id}")
-        await self._screenshots.settled(budget)  # a given-up screenshot still holds the viewport
-        assert self._session is not None
-        return self._session
-
-    def _closed_error(self) -> TabClosed:
+    def closed_error(self) -> TabClosed:
         return TabClosed(f"tab {self.id} is closed: {self._closed_reason}")
 
-    async def _finish(
-        self, outcome: _Outcome, budget: Budget, *, navigated: bool, requested_url: str
-    ) -> NavigationResult:
-        await self._refresh_info(budget)
-        return NavigationResult(
-            tab_id=self.id,
-            url=clip_url(self.url or outcome.url),
-            title=clip_title(self.title),
-            status=outcome.status,
-            status_text=outcome.status_text,
-            wait_until=outcome.wait_until,
-            reached=outcome.reached,
-            elapsed_ms=outcome.elapsed_ms,
-            same_document=outcome.same_document,
-            dialog=self.pending_dialog,
-            navigated=navigated,
-            requested_url=clip_url(requested_url),
+    def crashed_error(self, doing: str = "") -> TabCrashed:
+        while_ = f" while {doing} was running" if doing else ""
+        return TabCrashed(f"the page of tab {self.id} ({self.url}) crashed{while_}")
+
+    # ---- life: called by the session's tab registry ---------------------------------
+
+    def update_info(self, info: dict[str, Any]) -> None:
+        """The browser's target info changed (URL, title, opener)."""
+        self._url = info.get("url", self._url)
+        self._title = info.get("title", self._title)
+        if info.get("openerId"):
+            self._opener_target = info["openerId"]
+        if self._url not in ("", "about:blank"):
+            self.navigated = True
+
+    def bind(self, session: CDPSession, waiting_for_debugger: bool) -> Coroutine[Any, Any, None]:
+        """Attach this tab to its CDP session and set it up (returns the set-up)."""
+        self._session = session
+        self._detached = False
+        if self._frames is not None:
+            self._frames.close()
+        self._frames = FrameTracker(
+            session,
+            self.target_id,
+            lambda: self._host.setup_commands(top_level=False),
+            self._frame_session,
         )
+        if session.session_id is not None:
+            self._services.pages.session_attached(session.session_id, self, self.target_id)
+        self._document_url = ""  # target info until this session sees a commit
+        session.subscribe("Page.lifecycleEvent", self._on_lifecycle)
+        session.subscribe("Page.frameNavigated", self._on_frame_navigated)
+        session.subscribe("Page.navigatedWithinDocument", self._on_same_document)
+        session.subscribe("Inspector.targetCrashed", self._on_crashed)
+        session.subscribe("Inspector.targetReloadedAfterCrash", self._on_recovered)
+        return self._setup(session, waiting_for_debugger)
 
-    async def _go_history(
-        self, step: int, wait_until: str, timeout_ms: float | None
-    ) -> NavigationResult:
-        stage = check_wait_until(wait_until)
-        async with self._browser._operation(
-            timeout_ms, "navigation", self, on_dialog="go_on"
-        ) as budget:
-            session = await self._ready_session(budget)
-            history = await session.send("Page.getNavigationHistory", budget=budget)
-            index = history["currentIndex"] + step
-            entries = history["entries"]
-            if not 0 <= index < len(entries):
-                direction = "back" if step < 0 else "forward"
-                raise NoHistoryEntry(f"tab {self.id} cannot go {direction}: no page there")
-            entry = entries[index]
+    def unbind(self) -> None:
+        """The tab's CDP session detached; the next call attaches a new one."""
+        if self._session is not None and self._session.session_id is not None:
+            self._services.pages.session_detached(self._session.session_id)
+        self._session = None
+        self._detached = True
+        if self._frames is not None:
+            self._frames.close()
+            self._frames = None
+        if self._ready.done():
+            self._ready = asyncio.get_running_loop().create_future()
 
-            async def trigger() -> str | None:
-                await session.send(
-                    "Page.navigateToHistoryEntry", {"entryId": entry["id"]}, budget=budget
-                )
-                return None
+    def mark_closed(self, reason: str) -> None:
+        """The tab went away (closed, or its browser did): every later call says why."""
+        if self._closed_reason is None:
+            self._closed_reason = reason
+        if self._session is not None and self._session.session_id is not None:
+            self._services.pages.session_detached(self._session.session_id)
+        self._evaluations.forget()
+        self._reader.captures.clear()
+        if self._frames is not None:
+            self._frames.close()
+        if not self._ready.done():
+            self._ready.set_exception(self.closed_error())
+            self._ready.exception()  # nobody may be waiting; do not log it
 
-            return await self._navigation(session, entry.get("url", ""), stage, budget, trigger)
+    # ---- private -------------------------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def _call(
+        self, timeout_ms: float | None, kind: str, *, on_dialog: OnDialog = "fail"
+    ) -> AsyncIterator[Budget]:
+        """Opens every public call on this tab: the session's operation (a budget, a live
+        browser; the tab's closed, crashed and dialog checks), then the tab's session."""
+        async with self._services.operation(timeout_ms, kind, self, on_dialog=on_dialog) as budget:
+            await self.ready_session(budget)
+            yield budget
+
+    async def _act(
+        self,
+        name: str,
+        timeout_ms: float | None,
+        body: Callable[[Budget], Awaitable[Any]],
+        target: str | None = None,
+    ) -> Receipt:
+        """One input action with its receipt (actions/runner.py)."""
+        async with self._call(timeout_ms, "action", on_dialog="go_on") as budget:
+            return await self._runner.act(name, body, target, budget)
+
+    def _tracker(self) -> FrameTracker:
+        if self._frames is None:
+            raise (
+                self.closed_error()
+                if self.closed
+                else TabClosed(f"tab {self.id} is not attached yet", hint="retry in a moment")
+            )
+        return self._frames
+
+    async def _setup(self, session: CDPSession, waiting_for_debugger: bool) -> None:
+        budget = Budget(_SETUP_S)
+        # Page: lifecycle, frame and dialog events; Network: document statuses. A
+        # popup waits paused until Runtime.runIfWaitingForDebugger, and some of
+        # these replies need its renderer running: send the resume in the same
+        # batch (commands run in order, so the enables still come first).
+        commands: list[tuple[str, dict[str, Any] | None]] = [
+            ("Page.enable", None),
+            ("Page.setLifecycleEventsEnabled", {"enabled": True}),
+            ("Network.enable", None),
+            ("Runtime.enable", None),
+            ("Target.setAutoAttach", AUTO_ATTACH_IFRAMES),
+            *self._host.setup_commands(),
+        ]
+        if waiting_for_debugger:
+            commands.append(("Runtime.runIfWaitingForDebugger", None))
+        results = await asyncio.gather(
+            *(session.send(method, params, budget=budget) for method, params in commands),
+            return_exceptions=True,
+        )
+        for (method, _), result in zip(commands, results, strict=True):
+            if isinstance(result, BaseException):
+                logger.warning("setting up tab %s: %s failed: %s", self.id, method, result)
+                if method in ("Fetch.enable", "Page.addScriptToEvaluateOnNewDocument"):
+                    self._setup_error = f"{method} failed: {result}"
+        if self._frames is not None:
+            try:
+                await self._frames.seed(budget)
+            except TabwardenError as exc:
+                logger.warning("reading the frame tree of tab %s failed: %s", self.id, exc)
+        self._supervisor.reconcile(self)
+        if not self._ready.done():
+            self._ready.set_result(None)
+
+    def _frame_session(self, session_id: str, frame_id: str | None) -> None:
+        if frame_id is None:
+            self._services.pages.session_detached(session_id)
+        else:
+            self._services.pages.session_attached(session_id, self, frame_id)
+
+    def _state_header(self, summary: bool) -> tuple[list[str], SupervisorState]:
+        """The snapshot header's lines after the first: dialogs, then (``summary``) what
+        went wrong since the last such snapshot."""
+        state = self._supervisor.state(self)
+        lines = _state_lines(state, self._dialogs_seen)
+        self._dialogs_seen = {d.dialog.id for d in state.recent_dialogs}
+        return lines + (self._diagnostics_lines() if summary else []), state
+
+    def _diagnostics_lines(self) -> list[str]:
+        """What went wrong since the last snapshot: a relaunch of the browser (told
+        once), console and network errors."""
+        relaunch = self._host.take_relaunch_notice()
+        lines = [f"# {relaunch.describe()}"] if relaunch is not None else []
+        line = self._supervisor.diagnostics_summary(self)
+        return lines + ([f"# {line}"] if line else [])
 
     def _on_crashed(self, event: Event) -> None:
         self._crashed = True
@@ -1447,10 +1227,6 @@ class Tab:
 
     def _on_recovered(self, event: Event) -> None:
         self._crashed = False
-
-    def crashed_error(self, doing: str = "") -> TabCrashed:
-        while_ = f" while {doing} was running" if doing else ""
-        return TabCrashed(f"the page of tab {self.id} ({self.url}) crashed{while_}")
 
     def _on_lifecycle(self, event: Event) -> None:
         self._crashed = False  # a document is loading: the renderer is alive again
@@ -1473,9 +1249,9 @@ class Tab:
         if event.params.get("frameId") == self.target_id:
             self._document_url = event.params.get("url", self._document_url)
 
-    def _network_idle(self) -> bool:
-        loader = self.frames.loader_of(self.target_id) or ""
-        return "networkIdle" in self._lifecycle.get(loader, set())
+
+async def _awaited(work: Awaitable[T]) -> T:
+    return await work
 
 
 def _real_title(title: str, *urls: str) -> str:
@@ -1496,12 +1272,8 @@ def _clip(value: str, limit: int = 80) -> str:
     )
 
 
-async def _release_group(session: CDPSession, group: str) -> None:
-    with contextlib.suppress(TabwardenError):
-        await session.send("Runtime.releaseObjectGroup", {"objectGroup": group}, budget=Budget(2.0))
-
-
-def _dialog_action(action: str) -> bool:
+def dialog_action(action: str) -> bool:
+    """``accept`` → True, ``dismiss`` → False; anything else is refused."""
     if action not in ("accept", "dismiss"):
         raise InvalidArgument(
             f"action={action!r} is not a dialog answer", hint="use 'accept' or 'dismiss'"
@@ -1509,13 +1281,9 @@ def _dialog_action(action: str) -> bool:
     return action == "accept"
 
 
-def _dialog_lines(pending: Sequence[PendingDialog]) -> list[str]:
-    return [f"# dialog open: {d.describe()} — answer it with {d.answer_call()}" for d in pending]
-
-
 def _state_lines(state: SupervisorState, seen: set[str]) -> list[str]:
     """Header lines: pending dialogs, dialogs closed since the last snapshot, frames."""
-    lines = _dialog_lines(state.pending_dialogs)
+    lines = dialog_lines(state.pending_dialogs)
     lines += [
         f"# dialog closed: {d.dialog.describe()} by {d.closed_by}"
         + ("" if d.accepted is None else f" ({'accepted' if d.accepted else 'dismissed'})")

@@ -29,8 +29,8 @@ from .errors import (
 )
 
 if TYPE_CHECKING:
-    from .session import BrowserSession
-    from .tab import Tab
+    from .page import Page
+    from .services import SessionServices
 
 __all__ = ["explain_timeout"]
 
@@ -39,7 +39,7 @@ _BROWSER_PROBE_S = 1.0
 
 
 async def explain_timeout(
-    browser: BrowserSession, tab: Tab | None, error: DeadlineExceeded, budget: Budget
+    browser: SessionServices, tab: Page | None, error: DeadlineExceeded, budget: Budget
 ) -> DeadlineExceeded:
     """The error that says why ``error`` happened (``error`` itself when nothing more is
     known). ``tab`` is the tab the call was about, ``budget`` the call's."""
@@ -66,7 +66,7 @@ async def explain_timeout(
     return PageBusy(f"tab {tab.id} did not answer {error.method} {within}", tab_id=tab.id)
 
 
-async def _browser_answers(browser: BrowserSession) -> bool:
+async def _browser_answers(browser: SessionServices) -> bool:
     try:
         await browser.connection.send("Browser.getVersion", budget=Budget(_BROWSER_PROBE_S))
     except DeadlineExceeded:
@@ -77,7 +77,7 @@ async def _browser_answers(browser: BrowserSession) -> bool:
 
 
 def _browser_stuck(
-    browser: BrowserSession, error: DeadlineExceeded, budget: Budget
+    browser: SessionServices, error: DeadlineExceeded, budget: Budget
 ) -> BrowserNotResponding:
     what = (
         f"{error.method} got no reply within {budget.timeout_s * 1000:.0f} ms"
@@ -95,7 +95,7 @@ def _browser_stuck(
             hint=f"something stopped the browser (SIGSTOP, a debugger): resume it with "
             f"`kill -CONT {pid}`, then retry",
         )
-    if not browser.backend.owns_browser:
+    if not browser.owns_browser:
         where = browser.endpoint.ws_url if browser.endpoint is not None else "its endpoint"
         return BrowserNotResponding(
             message,

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ..budget import Budget
 from ..errors import ActionError, InvalidArgument, TabwardenError
 from .receipt import Receipt
 
-if TYPE_CHECKING:
-    from ..tab import Tab
-
-__all__ = ["ACTIONS", "BatchError", "run_batch"]
+__all__ = ["ACTIONS", "BatchError", "check_steps", "run_batch"]
 
 # action name → the Tab method and the step keys it accepts.
 ACTIONS: dict[str, tuple[str, frozenset[str]]] = {
@@ -41,11 +39,9 @@ class BatchError(ActionError):
         super().__init__(message, hint=hint)
 
 
-async def run_batch(
-    tab: Tab, steps: list[dict[str, Any]], *, timeout_ms: float | None
-) -> list[Receipt]:
-    _check(steps)
-    budget = tab._browser.budget(timeout_ms, "action")
+async def run_batch(tab: object, steps: list[dict[str, Any]], budget: Budget) -> list[Receipt]:
+    """Run ``steps`` by the tab's own action methods (each a public call with the time
+    left of ``budget``)."""
     receipts: list[Receipt] = []
     for index, step in enumerate(steps):
         name = step["action"]
@@ -76,7 +72,7 @@ async def run_batch(
     return receipts
 
 
-def _check(steps: list[dict[str, Any]]) -> None:
+def check_steps(steps: list[dict[str, Any]]) -> None:
     """Refuse a malformed batch before running any step of it."""
     if not isinstance(steps, list) or not steps:
         raise InvalidArgument("steps must be a non-empty list of actions")

@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import json
 import time
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +34,8 @@ from ..errors import (
 from .resolve import resolve
 
 if TYPE_CHECKING:
-    from ..tab import Tab
+    from ..metrics import Metrics
+    from ..page import Page
 
 __all__ = ["EvaluateResult", "EvaluationSessions", "evaluate", "is_busy"]
 
@@ -106,8 +108,16 @@ class EvaluateResult:
 class EvaluationSessions:
     """One evaluation session per target (a page or an OOPIF), made on first use."""
 
-    def __init__(self, tab: Tab) -> None:
-        self._tab = tab
+    def __init__(
+        self,
+        browser_cdp: Callable[[], CDPSession],
+        spawn: Callable[[Coroutine[Any, Any, None]], object],
+        metrics: Metrics,
+    ) -> None:
+        self._browser_cdp = browser_cdp
+        self.spawn = spawn
+        """Runs clean-up in the background, owned by the session."""
+        self.metrics = metrics
         self._sessions: dict[str, CDPSession] = {}
         self._lock = asyncio.Lock()
 
@@ -115,7 +125,7 @@ class EvaluationSessions:
         async with self._lock:
             session = self._sessions.get(target_id)
             if session is None or session.connection.closed:
-                browser = self._tab._browser._browser_cdp()
+                browser = self._browser_cdp()
                 session = await browser.attach(target_id, budget=budget)
                 self._sessions[target_id] = session
             return session
@@ -130,7 +140,8 @@ class EvaluationSessions:
 
 
 async def evaluate(
-    tab: Tab,
+    tab: Page,
+    sessions: EvaluationSessions,
     budget: Budget,
     *,
     expression: str | None,
@@ -154,10 +165,9 @@ async def evaluate(
     if ref is not None:
         element = await resolve(tab, ref, budget)
         target_id = _target_of(tab, element.frame_id)
-    sessions = tab._evaluations
     session = await sessions.get(target_id, budget)
     started = time.monotonic()
-    metrics = tab._browser.metrics
+    metrics = sessions.metrics
     try:
         reply = await _run(
             session,
@@ -173,15 +183,15 @@ async def evaluate(
         )
     except (DeadlineExceeded, Cancelled, asyncio.CancelledError) as exc:
         elapsed = int((time.monotonic() - started) * 1000)
-        if tab._halted():
+        if tab.halted():
             # A dialog paused the script (it goes on once the dialog is answered) or the
             # renderer is gone: there is nothing to stop, and terminating now would kill
             # whatever runs after the dialog. The call says what happened (DialogBlocking,
             # TabCrashed); the evaluation is left to finish on its own.
-            _abandon(tab, target_id)
+            _abandon(sessions, target_id)
             metrics.evaluated(elapsed, "interrupted")
             raise
-        terminated = await asyncio.shield(_stop(tab, target_id))
+        terminated = await asyncio.shield(_stop(tab, sessions, target_id))
         if terminated:
             metrics.count("evaluate_terminations")
         if isinstance(exc, DeadlineExceeded):
@@ -245,7 +255,7 @@ def _check(
         raise InvalidArgument(f"max_chars={max_chars} is out of range", hint="100..10000000")
 
 
-def _target_of(tab: Tab, frame_id: str) -> str:
+def _target_of(tab: Page, frame_id: str) -> str:
     """The target whose session renders the frame: the OOPIF root, else the page."""
     registry = tab.frames
     frame = registry.get(frame_id)
@@ -259,7 +269,7 @@ def _target_of(tab: Tab, frame_id: str) -> str:
 async def _run(
     session: CDPSession,
     budget: Budget,
-    tab: Tab,
+    tab: Page,
     frame_id: str,
     target_id: str,
     expression: str | None,
@@ -304,7 +314,7 @@ async def _run(
     )
 
 
-def _context(tab: Tab, frame_id: str, target_id: str) -> dict[str, Any]:
+def _context(tab: Page, frame_id: str, target_id: str) -> dict[str, Any]:
     """Aim at a same-origin iframe's main world (the page's own is the default)."""
     if frame_id in (target_id, tab.target_id):
         return {}
@@ -354,7 +364,7 @@ async def _value(
     return EvaluateResult(json.loads(packed["text"]), kind, elapsed, False, total, described)
 
 
-async def _stop(tab: Tab, target_id: str) -> bool:
+async def _stop(tab: Page, sessions: EvaluationSessions, target_id: str) -> bool:
     """After a deadline: terminate a script that is still running, drop the session.
 
     Only the probe is awaited; termination and detaching go on in the background so
@@ -366,7 +376,7 @@ async def _stop(tab: Tab, target_id: str) -> bool:
         else (tab.frames.session_for(target_id))
     )
     busy = await is_busy(session)
-    stale = tab._evaluations.take(target_id)
+    stale = sessions.take(target_id)
 
     async def clean_up() -> None:
         with contextlib.suppress(TabwardenError):
@@ -375,13 +385,13 @@ async def _stop(tab: Tab, target_id: str) -> bool:
             if stale is not None:
                 await stale.detach(budget=Budget(_STOP_S * 5))
 
-    tab._browser._spawn(asyncio.get_running_loop().create_task(clean_up()))
+    sessions.spawn(clean_up())
     return busy
 
 
-def _abandon(tab: Tab, target_id: str) -> None:
+def _abandon(sessions: EvaluationSessions, target_id: str) -> None:
     """Stop using the evaluation session of ``target_id`` (detached in the background)."""
-    stale = tab._evaluations.take(target_id)
+    stale = sessions.take(target_id)
     if stale is None:
         return
 
@@ -389,7 +399,7 @@ def _abandon(tab: Tab, target_id: str) -> None:
         with contextlib.suppress(TabwardenError):
             await stale.detach(budget=Budget(_STOP_S * 5))
 
-    tab._browser._spawn(asyncio.get_running_loop().create_task(detach()))
+    sessions.spawn(detach())
 
 
 def _script_error(details: dict[str, Any]) -> ScriptError:

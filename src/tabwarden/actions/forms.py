@@ -13,7 +13,7 @@ from .keyboard import character_events, chord_events, parse_chord
 from .resolve import Element, call_on
 
 if TYPE_CHECKING:
-    from ..tab import Tab
+    from ..page import Page
 
 __all__ = [
     "check_state",
@@ -166,7 +166,7 @@ async def focus(element: Element, budget: Budget) -> None:
         )
 
 
-async def fill(tab: Tab, element: Element, value: str, budget: Budget) -> tuple[str, bool]:
+async def fill(tab: Page, element: Element, value: str, budget: Budget) -> tuple[str, bool]:
     """Clear the field and set ``value`` with real input events.
 
     Returns the value the field now holds and whether it is a password field
@@ -212,7 +212,7 @@ _STILL_ANSWERS_S = 1.0
 
 
 async def type_text(
-    tab: Tab, text: str, budget: Budget, *, delay_ms: float = 0, ref: str | None = None
+    tab: Page, text: str, budget: Budget, *, delay_ms: float = 0, ref: str | None = None
 ) -> None:
     """Type into whatever has focus (``ref``, when the caller focused one), key by key
     (real key events). Running out of time while the page still answers means the text
@@ -252,7 +252,7 @@ async def _send_key(session: CDPSession, event: dict[str, Any], budget: Budget) 
 
 
 def _typing_ran_out(
-    tab: Tab, text: str, typed: int, budget: Budget, ref: str | None
+    tab: Page, text: str, typed: int, budget: Budget, ref: str | None
 ) -> DeadlineExceeded:
     fill = call("fill", on_tab=tab.id, ref=ref or "…", value="…")
     return DeadlineExceeded(
@@ -264,7 +264,7 @@ def _typing_ran_out(
     )
 
 
-async def press(tab: Tab, key: str, budget: Budget) -> None:
+async def press(tab: Page, key: str, budget: Budget) -> None:
     await _send_keys(tab.frames.main_session, chord_events(parse_chord(key)), budget)
 
 

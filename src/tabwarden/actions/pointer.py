@@ -23,7 +23,7 @@ from .keyboard import MODIFIER_BITS
 from .resolve import Element, call_on, resolve_with
 
 if TYPE_CHECKING:
-    from ..tab import Tab
+    from ..page import Page
 
 __all__ = [
     "Point",
@@ -209,7 +209,7 @@ async def _look(
 
 
 async def locate(
-    tab: Tab,
+    tab: Page,
     target: str,
     budget: Budget,
     *,
@@ -232,7 +232,7 @@ async def locate(
 
 
 async def actionable_point(
-    tab: Tab,
+    tab: Page,
     element: Element,
     budget: Budget,
     *,
@@ -300,7 +300,7 @@ async def actionable_point(
     return point
 
 
-async def _cover_over_frame(tab: Tab, element: Element, point: Point, budget: Budget) -> str:
+async def _cover_over_frame(tab: Page, element: Element, point: Point, budget: Budget) -> str:
     """What of the top-level document lies over the frame holding ``element`` at
     ``point`` (top-viewport coordinates), or "" when the frame is what is there."""
     registry = tab.frames
@@ -359,7 +359,7 @@ async def visible(element: Element, budget: Budget) -> bool:
 
 
 async def click(
-    tab: Tab,
+    tab: Page,
     point: Point,
     budget: Budget,
     *,
@@ -385,15 +385,15 @@ async def click(
     await _in_order(events)
 
 
-async def hover(tab: Tab, point: Point, budget: Budget) -> None:
+async def hover(tab: Page, point: Point, budget: Budget) -> None:
     await _mouse(tab, "mouseMoved", point, budget)
 
 
-async def wheel(tab: Tab, point: Point, delta_x: float, delta_y: float, budget: Budget) -> None:
+async def wheel(tab: Page, point: Point, delta_x: float, delta_y: float, budget: Budget) -> None:
     await _mouse(tab, "mouseWheel", point, budget, deltaX=delta_x, deltaY=delta_y)
 
 
-async def drag(tab: Tab, start: Point, end: Point, budget: Budget) -> bool:
+async def drag(tab: Page, start: Point, end: Point, budget: Budget) -> bool:
     """Drag with real mouse events; HTML5 drag-and-drop is carried through
     ``Input.setInterceptDrags`` + ``Input.dispatchDragEvent``. Returns True when the
     page started an HTML5 drag."""
@@ -442,7 +442,7 @@ async def _in_order(sends: list[Coroutine[Any, Any, None]]) -> None:
             raise result
 
 
-async def _mouse(tab: Tab, kind: str, point: Point, budget: Budget, **params: Any) -> None:
+async def _mouse(tab: Page, kind: str, point: Point, budget: Budget, **params: Any) -> None:
     await tab.frames.main_session.send(
         "Input.dispatchMouseEvent",
         {"type": kind, "x": point.x, "y": point.y, **params},
@@ -521,7 +521,7 @@ async def _hit_test(
     return {"cover": await call_on(session, element.object_id, _COVER_OF, budget, other)}
 
 
-async def frame_offset(tab: Tab, frame_id: str, budget: Budget) -> tuple[float, float]:
+async def frame_offset(tab: Page, frame_id: str, budget: Budget) -> tuple[float, float]:
     """How far the local root viewport of ``frame_id`` sits from the top viewport."""
     registry = tab.frames
     dx = dy = 0.0

@@ -29,14 +29,16 @@ from ..cdp.protocol import Event, Subscription
 from ..clipping import clip_title, clip_url
 from ..diagnostics.network import NetworkRequest
 from ..errors import CDPError, DeadlineExceeded, TabwardenError
-from ..snapshot.captures import Capture
+from ..page import PageView
 from ..snapshot.render import SnapshotDiff, diff_lines
 from ..supervisor.dialogs import ClosedDialog, PendingDialog
-from ..supervisor.supervisor import FrameNode
+from ..supervisor.state import FrameNode
 from .text_changes import TextChanges, start_watch
 
 if TYPE_CHECKING:
-    from ..tab import Tab
+    from ..page import Page
+    from ..services import SessionServices
+    from ..supervisor.supervisor import Supervisor
 
 __all__ = ["ActionWatch", "Receipt"]
 
@@ -206,8 +208,10 @@ class Receipt:
 class ActionWatch:
     """Collects an action's consequences; open it before the action starts."""
 
-    def __init__(self, tab: Tab) -> None:
+    def __init__(self, tab: Page, services: SessionServices, supervisor: Supervisor) -> None:
         self._tab = tab
+        self._services = services
+        self._supervisor = supervisor
         self._started = time.monotonic()
         self.loading = False
         self.navigated = False
@@ -250,13 +254,15 @@ class ActionWatch:
     def start(self, budget: Budget) -> None:
         """Start watching the page's text before the action's input: sent at once, ahead
         of the action's own commands to the page (a session's commands run in order)."""
-        self._watching = asyncio.ensure_future(self._watch_text(budget))
+        self._watching = asyncio.get_running_loop().create_task(
+            self._watch_text(budget), name=f"text watch of tab {self._tab.id}"
+        )
 
     async def _watch_text(self, budget: Budget) -> int | None:
         """The world the text watch runs in (None: it could not be started)."""
         # It lives as long as the action may, and stops once the receipt has not read it
         # for longer than a wait for requests can take.
-        idle_ms = self._tab._browser.config.browser.receipt_settle_ms + 1_000
+        idle_ms = self._services.config.browser.receipt_settle_ms + 1_000
         try:
             return await start_watch(self._tab.frames, budget.remaining() * 1000, idle_ms, budget)
         except TabwardenError:
@@ -275,39 +281,48 @@ class ActionWatch:
         tab = self._tab
         snapshot_diff = None
         skipped = ""
-        mode = tab._browser.config.browser.receipt_diff
+        mode = self._services.config.browser.receipt_diff
         if mode == "off":
             diff = False
-        elif mode == "auto" and len(tab._last_view) > _AUTO_DIFF_MAX_LINES:
-            diff, skipped = False, f"a large page: {len(tab._last_view):,} lines"
-        before = list(tab._last_view)
-        settling = asyncio.ensure_future(self._settle(budget))
-        early: asyncio.Future[tuple[bool, Capture | None]] | None = None
+        elif mode == "auto" and len(tab.last_view) > _AUTO_DIFF_MAX_LINES:
+            diff, skipped = False, f"a large page: {len(tab.last_view):,} lines"
+        before = list(tab.last_view)
+        loop = asyncio.get_running_loop()
+        settling = loop.create_task(self._settle(budget), name=f"settle {action}")
+        early: asyncio.Task[tuple[bool, PageView | None]] | None = None
         if diff and tab.pending_dialog is None and not self.loading:
             # Read the page while it settles (the settle's observer is in place first:
             # it was sent first); the read is kept when nothing changed after it.
-            early = asyncio.ensure_future(tab._until_dialog(tab._snapshot(budget.child(5.0))))
-        changed = await settling
-        if diff and tab.pending_dialog is None:
-            snapshot = await _result(early) if early is not None else None
-            if snapshot is None or changed or self.loading:
-                try:
-                    snapshot = await tab._snapshot(budget.child(5.0))
-                except TabwardenError:
-                    snapshot = None  # the action happened; a failed diff must not hide that
-            if snapshot is not None:
-                snapshot_diff = diff_lines(before, snapshot.lines, max_lines=_MAX_DIFF_LINES)
-        else:
-            if early is not None:
-                await _result(early)
-            await tab._refresh_info(budget)
-            if self.title is not None and not self.loading:
-                tab._title = self.title  # the page's own, newer than the browser's copy
+            early = loop.create_task(
+                tab.until_dialog(tab.read_view(budget.child(5.0))), name=f"read after {action}"
+            )
+        try:
+            changed = await settling
+            if diff and tab.pending_dialog is None:
+                snapshot = await _result(early) if early is not None else None
+                if snapshot is None or changed or self.loading:
+                    try:
+                        snapshot = await tab.read_view(budget.child(5.0))
+                    except TabwardenError:
+                        snapshot = None  # the action happened; a failed diff must not hide it
+                if snapshot is not None:
+                    snapshot_diff = diff_lines(before, snapshot.lines, max_lines=_MAX_DIFF_LINES)
+            else:
+                if early is not None:
+                    await _result(early)
+                await tab.refresh_info(budget)
+                if self.title is not None and not self.loading:
+                    tab.saw_title(self.title)  # the page's own, newer than the browser's copy
+        finally:
+            for task in (settling, early):
+                if task is not None and not task.done():
+                    task.cancel()
+                    await asyncio.wait({task})
         requests = [r for r in self._awaited() if r.state != "redirected"]
-        state = tab._browser.supervisor.state(tab)
+        state = self._supervisor.state(tab)
         new_tabs = []
         for target_id in self.new_targets:
-            other = tab._browser._tab_by_target(target_id)
+            other = self._services.pages.by_target(target_id)
             if other is not None:
                 new_tabs.append(other.id)
         return Receipt(
@@ -328,10 +343,10 @@ class ActionWatch:
             console_errors=self.console_errors[:_MAX_CONSOLE],
             diff=snapshot_diff,
             diff_skipped=skipped,
-            policy_blocks=await tab._browser.supervisor.guard.receipt_lines(
+            policy_blocks=await self._supervisor.guard.receipt_lines(
                 tab, self._wall_started, self.new_targets, budget
             ),
-            downloads=tab._browser._downloads.started_since(tab.id, self._wall_started),
+            downloads=self._services.downloads.started_since(tab.id, self._wall_started),
             requests=[
                 _describe(r, tab.url)
                 for r in requests
@@ -398,7 +413,7 @@ class ActionWatch:
         their answers queued (and again for requests those started), within
         ``browser.receipt_settle_ms`` and half of what is left of the call's budget.
         Returns at once when it started none; True when it waited."""
-        settle_s = self._tab._browser.config.browser.receipt_settle_ms / 1000
+        settle_s = self._services.config.browser.receipt_settle_ms / 1000
         requests = self._awaited()
         if not requests or settle_s <= 0:
             return False
@@ -415,7 +430,7 @@ class ActionWatch:
             answered = {r.id for r in requests}
             # The page runs what the answers queued (from the call's budget: answers that
             # came at the bound still get it); a dialog it opens ends the wait.
-            finished, changed = await self._tab._until_dialog(self._after_queued_tasks(budget))
+            finished, changed = await self._tab.until_dialog(self._after_queued_tasks(budget))
             if not finished or changed is None or self._interrupted():
                 break
             handled |= answered
@@ -438,13 +453,13 @@ class ActionWatch:
         tab = self._tab
         return [
             r
-            for r in tab._browser.supervisor.network.started_since(tab, self._wall_started)
+            for r in self._supervisor.network.started_since(tab, self._wall_started)
             if r.type in _AWAITED_TYPES
             and not (r.type == "document" and r.frame_id == tab.target_id)
         ]
 
     def _became_download(self) -> bool:
-        return bool(self._tab._browser._downloads.started_since(self._tab.id, self._wall_started))
+        return bool(self._services.downloads.started_since(self._tab.id, self._wall_started))
 
     def _dom_ready(self) -> bool:
         return bool(self.loader_id) and "DOMContentLoaded" in self.lifecycle.get(
@@ -518,8 +533,8 @@ def _listed(items: list[str]) -> str:
 
 
 async def _result(
-    early: asyncio.Future[tuple[bool, Capture | None]],
-) -> Capture | None:
+    early: asyncio.Future[tuple[bool, PageView | None]],
+) -> PageView | None:
     """The early read of the page, or None when it failed or a dialog cut it short."""
     try:
         finished, snapshot = await early

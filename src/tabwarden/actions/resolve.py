@@ -20,7 +20,7 @@ from ..snapshot.refs import parse_ref
 from ..snapshot.walker import element_by_handle
 
 if TYPE_CHECKING:
-    from ..tab import Tab
+    from ..page import Page
 
 __all__ = ["Element", "Probe", "call_on", "resolve", "resolve_with"]
 
@@ -49,14 +49,14 @@ class Element:
     to functions on the element must come from the same one."""
 
 
-async def resolve(tab: Tab, target: str, budget: Budget) -> Element:
+async def resolve(tab: Page, target: str, budget: Budget) -> Element:
     """The element a ref or CSS selector names, checked to be live and attached."""
     element, _ = await resolve_with(tab, target, budget, None)
     return element
 
 
 async def resolve_with(
-    tab: Tab, target: str, budget: Budget, probe: Probe[T] | None
+    tab: Page, target: str, budget: Budget, probe: Probe[T] | None
 ) -> tuple[Element, T | None]:
     """``resolve``, and for a ref, ``probe`` run on the element in the same round trip
     as describing it (None for a selector: its element lives in the page's world)."""
@@ -79,7 +79,7 @@ async def resolve_with(
         )
     session = tab.frames.session_for(entry.frame_id)
     found = await element_by_handle(
-        tab.frames, entry.frame_id, entry.handle, entry.world, tab._object_group, budget
+        tab.frames, entry.frame_id, entry.handle, entry.world, tab.object_group, budget
     )
     if found is None:
         raise StaleRefError(f"{label} was removed from the page", ref=ref)
@@ -100,7 +100,7 @@ async def resolve_with(
         session,
         backend_node_id,
         object_id,
-        tab._object_group,
+        tab.object_group,
         context_id,
     )
     return element, probed
@@ -139,7 +139,7 @@ def _argument(value: Any) -> dict[str, Any]:
     return {"value": value}
 
 
-async def _by_selector(tab: Tab, selector: str, budget: Budget) -> Element:
+async def _by_selector(tab: Page, selector: str, budget: Budget) -> Element:
     session = tab.frames.main_session
     expression = (
         "(() => { try { return document.querySelector(" + json.dumps(selector) + "); }"
@@ -147,7 +147,7 @@ async def _by_selector(tab: Tab, selector: str, budget: Budget) -> Element:
     )
     reply = await session.send(
         "Runtime.evaluate",
-        {"expression": expression, "objectGroup": tab._object_group},
+        {"expression": expression, "objectGroup": tab.object_group},
         budget=budget,
     )
     result = reply.get("result", {})
@@ -171,5 +171,5 @@ async def _by_selector(tab: Tab, selector: str, budget: Budget) -> Element:
         session=session,
         backend_node_id=described["node"]["backendNodeId"],
         object_id=result["objectId"],
-        object_group=tab._object_group,
+        object_group=tab.object_group,
     )

@@ -47,8 +47,8 @@ from . import pointer
 from .resolve import Element, call_on, resolve
 
 if TYPE_CHECKING:
+    from ..page import Page
     from ..safety.paths import WorkspacePaths
-    from ..tab import Tab
 
 __all__ = ["upload_files"]
 
@@ -141,7 +141,7 @@ _UNWATCH_DROPS = """function() {
 
 
 async def upload_files(
-    tab: Tab, target: str, paths: Sequence[str], budget: Budget, workspace: WorkspacePaths
+    tab: Page, target: str, paths: Sequence[str], budget: Budget, workspace: WorkspacePaths
 ) -> tuple[str, str]:
     """Give ``paths`` to the file input, chooser opener or drop zone ``target`` names.
     Returns how the receipt names the target and what was done."""
@@ -216,7 +216,7 @@ async def _set_input(element: Element, input_id: str, files: list[str], budget: 
     return _attached(files, info["accept"], "")
 
 
-async def _through_chooser(tab: Tab, element: Element, files: list[str], budget: Budget) -> str:
+async def _through_chooser(tab: Page, element: Element, files: list[str], budget: Budget) -> str:
     """Click ``element`` and give the files to the file chooser it opens."""
     point = await pointer.actionable_point(tab, element, budget)
     session = element.session  # choosers are intercepted per target: the element's
@@ -278,7 +278,7 @@ async def _stop_intercepting(session: CDPSession) -> None:
 
 
 async def _describe_input(
-    tab: Tab, opener: Element, frame_id: str, backend_node_id: int, budget: Budget
+    tab: Page, opener: Element, frame_id: str, backend_node_id: int, budget: Budget
 ) -> dict[str, Any]:
     """Name, accept and whether it is in the document, of the input the chooser ``opener``
     opened is for (read in tabwarden's world of its frame; nothing when that cannot be
@@ -321,7 +321,7 @@ async def _takes_drops(element: Element, budget: Budget) -> bool:
     return any(listener.get("type") == "drop" for listener in reply.get("listeners", ()))
 
 
-async def _drop(tab: Tab, element: Element, files: list[str], budget: Budget) -> str:
+async def _drop(tab: Page, element: Element, files: list[str], budget: Budget) -> str:
     """Drag the files from outside the page onto ``element`` and drop them there."""
     point = await pointer.actionable_point(tab, element, budget, need_enabled=False)
     main = tab.frames.main_session

@@ -23,7 +23,7 @@ from .resolve import resolve
 
 if TYPE_CHECKING:
     from ..frames import FrameRegistry
-    from ..tab import Tab
+    from ..page import Page
 
 __all__ = ["wait_for"]
 
@@ -43,7 +43,7 @@ _LOAD_HINTS = {
 
 
 async def wait_for(
-    tab: Tab,
+    tab: Page,
     budget: Budget,
     *,
     text: str | None = None,
@@ -153,7 +153,7 @@ class _Goal:
 
 
 async def _holds(
-    tab: Tab,
+    tab: Page,
     budget: Budget,
     pattern: TextPattern | None,
     appear: bool,
@@ -173,7 +173,7 @@ async def _holds(
         return shown if state == "visible" else not shown
     assert load_state is not None
     if load_state == "networkidle":
-        return tab._network_idle()
+        return tab.network_idle()
     reply = await tab.frames.main_session.send(
         "Runtime.evaluate",
         {"expression": "document.readyState", "returnByValue": True},

@@ -18,8 +18,8 @@ from ..errors import InvalidArgument
 from .journal import Journal
 
 if TYPE_CHECKING:
-    from ..session import BrowserSession
-    from ..tab import Tab
+    from ..page import Page
+    from ..services import SessionServices
 
 __all__ = [
     "CONSOLE_LEVELS",
@@ -233,8 +233,8 @@ def _is_page_error(entry: ConsoleEntry) -> bool:
 class ConsoleLog:
     """Console entries per tab, each tab's in a ring of ``capacity`` entries."""
 
-    def __init__(self, browser: BrowserSession, capacity: int) -> None:
-        self._browser = browser
+    def __init__(self, services: SessionServices, capacity: int) -> None:
+        self._services = services
         self._capacity = capacity
         self._journals: dict[str, Journal[ConsoleEntry]] = {}
         self._latest: dict[str, float] = {}
@@ -268,7 +268,7 @@ class ConsoleLog:
 
     def read(
         self,
-        tab: Tab,
+        tab: Page,
         *,
         level: str | Iterable[str] | None = None,
         since: str = "all",
@@ -308,7 +308,7 @@ class ConsoleLog:
             main_frame=tab.target_id,
         )
 
-    def errors(self, tab: Tab | None = None, limit: int = 50) -> tuple[ConsoleEntry, ...]:
+    def errors(self, tab: Page | None = None, limit: int = 50) -> tuple[ConsoleEntry, ...]:
         """The newest errors and uncaught exceptions (of ``tab``, or of every tab)."""
         with self._lock:
             if tab is None:
@@ -324,7 +324,7 @@ class ConsoleLog:
         found.sort(key=lambda entry: entry.at)
         return tuple(found[-limit:])
 
-    def summary(self, tab: Tab) -> str:
+    def summary(self, tab: Page) -> str:
         """``console: 2 errors since last snapshot`` (empty when none); marks them seen."""
         journal = self._journal(tab.id)
         new = [entry for _, entry in journal.entries(after="snapshot") if _is_page_error(entry)]
@@ -338,7 +338,7 @@ class ConsoleLog:
     # ---- event handlers (on the reader: never await) --------------------------------
 
     def _on_console(self, event: Event) -> None:
-        owner = self._browser._tab_of_session(event.session_id)
+        owner = self._services.pages.of_session(event.session_id)
         kind = str(event.params.get("type", "log"))
         if owner is None or kind == "endGroup":
             return
@@ -369,7 +369,7 @@ class ConsoleLog:
         )
 
     def _on_exception(self, event: Event) -> None:
-        owner = self._browser._tab_of_session(event.session_id)
+        owner = self._services.pages.of_session(event.session_id)
         if owner is None:
             return
         tab, frame_id = owner
@@ -409,7 +409,7 @@ class ConsoleLog:
         )
 
     def _on_log_entry(self, event: Event) -> None:
-        owner = self._browser._tab_of_session(event.session_id)
+        owner = self._services.pages.of_session(event.session_id)
         if owner is None:
             return
         tab, frame_id = owner
@@ -442,7 +442,7 @@ class ConsoleLog:
                 journal = self._journals[tab_id] = Journal(self._capacity)
             return journal
 
-    def _add(self, tab: Tab, entry: ConsoleEntry) -> None:
+    def _add(self, tab: Page, entry: ConsoleEntry) -> None:
         journal = self._journal(tab.id)
         latest = self._latest.get(tab.id, 0.0)
         if entry.at <= latest and any(_same_call(held, entry) for _, held in journal.entries()):
@@ -542,12 +542,12 @@ def _stack_from_description(description: str) -> tuple[str, ...]:
     return tuple(line.removeprefix("at ") for line in lines if line.startswith("at "))[:_MAX_STACK]
 
 
-def _frame_of(tab: Tab, session_id: str | None, context_id: Any) -> str:
+def _frame_of(tab: Page, session_id: str | None, context_id: Any) -> str:
     """The frame whose JavaScript context sent a message (a same-origin iframe shares its
     parent's session, so the session alone does not say)."""
-    if tab._frames is None or not isinstance(context_id, int):
+    registry = tab.attached_frames
+    if registry is None or not isinstance(context_id, int):
         return ""
-    registry = tab._frames.registry
     for frame in registry.frames():
         if frame.session_id == session_id and registry.context_of(frame.frame_id) == context_id:
             return frame.frame_id

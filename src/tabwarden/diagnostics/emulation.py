@@ -18,7 +18,7 @@ import difflib
 import functools
 import re
 import zoneinfo
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +27,7 @@ from ..cdp.session import CDPSession
 from ..errors import CDPError, InvalidArgument, TabwardenError
 
 if TYPE_CHECKING:
-    from ..session import BrowserSession
+    from ..page import Page
 
 __all__ = [
     "DEVICES",
@@ -438,19 +438,24 @@ def viewport_command(
 
 
 async def apply(
-    session: BrowserSession, old: EmulationState, new: EmulationState, budget: Budget
+    browser: CDPSession,
+    pages: Sequence[Page],
+    user_agent: str,
+    spawn: Callable[[Coroutine[Any, Any, None]], object],
+    old: EmulationState,
+    new: EmulationState,
+    budget: Budget,
 ) -> list[str]:
     """Send ``new`` to every open tab and its iframes; returns what did not take."""
-    ua = session._emulation_user_agent
+    ua = user_agent
     problems: list[str] = []
-    browser = session._browser_cdp()
     if old.geolocation is not None and new.geolocation is None:
         # Granted for the emulated position only; the browser asks again from now on.
         await browser.send("Browser.resetPermissions", budget=budget)
     sends: list[tuple[str, CDPSession, Command]] = []
     released: list[CDPSession] = []  # pages whose emulated size is being cleared
-    for tab in [t for t in session._tabs.values() if not t.closed]:
-        page = await tab._ready_session(budget)
+    for tab in [t for t in pages if not t.closed]:
+        page = await tab.ready_session(budget)
         targets = [(page, commands(new, ua, top_level=True, full=True))]
         frame_commands = commands(new, ua, top_level=False, full=True)
         targets += [(s, frame_commands) for s in tab.frames.sessions() if s is not page]
@@ -460,7 +465,7 @@ async def apply(
             for target, batch in targets:
                 for method, params in batch:
                     later = target.send(method, params, budget=Budget(_LATE_S))
-                    session._spawn(asyncio.get_running_loop().create_task(_quietly(later)))
+                    spawn(_quietly(later))
             problems.append(f"tab {tab.id} is paused by a dialog: it changes once answered")
             continue
         sends += [(tab.id, target, c) for target, batch in targets for c in batch]

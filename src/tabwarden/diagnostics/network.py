@@ -22,8 +22,8 @@ from ..errors import CDPError, InvalidArgument
 from .journal import Journal
 
 if TYPE_CHECKING:
-    from ..session import BrowserSession
-    from ..tab import Tab
+    from ..page import Page
+    from ..services import SessionServices
 
 __all__ = [
     "RESOURCE_TYPES",
@@ -398,8 +398,8 @@ class NetworkLog:
     """Requests per tab, each tab's in a ring of ``capacity`` requests; bodies shown (and
     post data kept) up to ``body_max_bytes``."""
 
-    def __init__(self, browser: BrowserSession, capacity: int, body_max_bytes: int) -> None:
-        self._browser = browser
+    def __init__(self, services: SessionServices, capacity: int, body_max_bytes: int) -> None:
+        self._services = services
         self._capacity = capacity
         self._body_max_bytes = body_max_bytes
         self._tabs: dict[str, _TabNetwork] = {}
@@ -434,7 +434,7 @@ class NetworkLog:
 
     def list(
         self,
-        tab: Tab,
+        tab: Page,
         request_filter: RequestFilter,
         *,
         max_entries: int = 50,
@@ -462,7 +462,7 @@ class NetworkLog:
             cleared=clear,
         )
 
-    def started_since(self, tab: Tab, wall_time: float) -> tuple[NetworkRequest, ...]:
+    def started_since(self, tab: Page, wall_time: float) -> tuple[NetworkRequest, ...]:
         """The tab's requests sent at or after ``wall_time`` (seconds since the epoch, as
         ``time.time()``), oldest first, each as it stands now."""
         recent = []
@@ -472,11 +472,11 @@ class NetworkLog:
             recent.append(exchange.freeze())
         return tuple(reversed(recent))
 
-    async def details(self, tab: Tab, request_id: str, budget: Budget) -> NetworkReport:
+    async def details(self, tab: Page, request_id: str, budget: Budget) -> NetworkReport:
         """One request with its headers, post data and response body (bounded)."""
         state = self._tab(tab.id)
         exchange = _find(state, request_id)
-        session = CDPSession(self._browser.connection, exchange.session_id)
+        session = CDPSession(self._services.connection, exchange.session_id)
         limit = self._body_max_bytes
         post_data, post_note = await _post_data(session, exchange, budget, limit)
         body, body_note, body_bytes = await _response_body(session, exchange, budget, limit)
@@ -507,7 +507,7 @@ class NetworkLog:
             details=details,
         )
 
-    def summary(self, tab: Tab) -> str:
+    def summary(self, tab: Page) -> str:
         """``network: 1 failed request, 2 HTTP 404`` since the last snapshot (empty when
         nothing went wrong); marks them seen."""
         state = self._tab(tab.id)
@@ -529,7 +529,7 @@ class NetworkLog:
     # ---- event handlers (on the reader: never await) --------------------------------
 
     def _on_request(self, event: Event) -> None:
-        owner = self._browser._tab_of_session(event.session_id)
+        owner = self._services.pages.of_session(event.session_id)
         if owner is None:
             return
         tab, frame_id = owner
@@ -580,7 +580,7 @@ class NetworkLog:
             state.early(state.early_sent, request_id, event.params.get("headers"))
 
     def _on_response(self, event: Event) -> None:
-        owner = self._browser._tab_of_session(event.session_id)
+        owner = self._services.pages.of_session(event.session_id)
         if owner is None:
             return
         state = self._tab(owner[0].id)
@@ -650,7 +650,7 @@ class NetworkLog:
             return state
 
     def _state_of(self, event: Event) -> _TabNetwork | None:
-        owner = self._browser._tab_of_session(event.session_id)
+        owner = self._services.pages.of_session(event.session_id)
         return self._tab(owner[0].id) if owner is not None else None
 
     def _exchange_of(self, event: Event) -> _Exchange | None:

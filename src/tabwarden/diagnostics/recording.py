@@ -20,7 +20,7 @@ import struct
 import tempfile
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -31,6 +31,7 @@ from ..cdp.session import CDPSession
 from ..errors import DeadlineExceeded, InvalidArgument, TabwardenError
 from ..safety.paths import WorkspacePaths
 from ..supervisor.buffers import RingStatistics
+from ..tasks import TaskOwner
 
 __all__ = [
     "Frame",
@@ -127,13 +128,13 @@ class ScreencastRecorder:
         *,
         max_frames: int,
         max_bytes: int,
-        spawn: Callable[[asyncio.Task[Any]], None],
+        tasks: TaskOwner,
     ) -> None:
         self.tab_id = tab_id
         self._session = session
         self._max_frames = max_frames
         self._max_bytes = max_bytes
-        self._spawn = spawn
+        self._tasks = tasks
         self._frames: deque[Frame] = deque()
         self._bytes = 0
         self._dropped = 0
@@ -197,10 +198,7 @@ class ScreencastRecorder:
         params = event.params
         ack = params.get("sessionId")
         if ack is not None:
-            task = asyncio.get_running_loop().create_task(
-                self._ack(int(ack)), name=f"screencast ack {self.tab_id}"
-            )
-            self._spawn(task)
+            self._tasks.spawn(self._ack(int(ack)), f"screencast ack {self.tab_id}")
         try:
             data = base64.b64decode(params.get("data", ""))
         except ValueError:

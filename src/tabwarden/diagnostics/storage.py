@@ -35,8 +35,8 @@ from ..cdp.session import CDPSession
 from ..errors import CDPError, DeadlineExceeded, InvalidArgument, TabwardenError
 
 if TYPE_CHECKING:
-    from ..session import BrowserSession
-    from ..tab import Tab
+    from ..page import Page
+    from ..services import SessionServices
 
 __all__ = [
     "StorageAction",
@@ -129,7 +129,8 @@ class StorageResult:
 
 
 async def run(
-    tab: Tab,
+    tab: Page,
+    browser: CDPSession,
     budget: Budget,
     *,
     action: str,
@@ -150,6 +151,7 @@ async def run(
     if kind == "cookies":
         return await _cookies(
             tab,
+            browser,
             budget,
             action=action,
             name=name,
@@ -207,9 +209,9 @@ class StorageState:
     origins: tuple[tuple[str, tuple[tuple[str, str], ...]], ...]
 
 
-async def save_state(session: BrowserSession, budget: Budget, file: str | None) -> StorageResult:
+async def save_state(services: SessionServices, budget: Budget, file: str | None) -> StorageResult:
     """Write every cookie of the browser plus the localStorage of each open origin."""
-    browser = session._browser_cdp()
+    browser = services.browser_cdp()
     notes: list[str] = []
     cookies = await _all_cookies(browser, budget)
     partitioned = [c for c in cookies if c.get("partitionKey")]
@@ -219,8 +221,8 @@ async def save_state(session: BrowserSession, budget: Budget, file: str | None) 
             "format has no place for their partition"
         )
     saved = [_playwright_cookie(c) for c in cookies if not c.get("partitionKey")]
-    origins = await _open_origins(session, budget, notes)
-    target = session.paths.output_path("state", file, suffix=".json", stem="storage-state")
+    origins = await _open_origins(services, budget, notes)
+    target = services.paths.output_path("state", file, suffix=".json", stem="storage-state")
     state = {
         "cookies": saved,
         "origins": [
@@ -241,7 +243,7 @@ async def save_state(session: BrowserSession, budget: Budget, file: str | None) 
     )
 
 
-async def load_state(session: BrowserSession, budget: Budget, file: str) -> StorageResult:
+async def load_state(services: SessionServices, budget: Budget, file: str) -> StorageResult:
     """Set the cookies and each origin's localStorage from a state file (added to, and
     overwriting, what the browser holds)."""
     if not isinstance(file, str) or not file.strip():
@@ -249,7 +251,7 @@ async def load_state(session: BrowserSession, budget: Budget, file: str) -> Stor
             "load_state needs the path of a storage state file",
             hint="give file=… (a path inside the workspace), e.g. one save_state wrote",
         )
-    source = session.paths.readable(file, what="storage state file")
+    source = services.paths.readable(file, what="storage state file")
     size = source.stat().st_size
     if size > _MAX_STATE_BYTES:
         raise InvalidArgument(
@@ -263,14 +265,14 @@ async def load_state(session: BrowserSession, budget: Budget, file: str) -> Stor
             f"the storage state file {source} is not UTF-8 text", hint=_STATE_HINT
         ) from None
     state = parse_state(text, str(source))
-    browser = session._browser_cdp()
+    browser = services.browser_cdp()
     notes: list[str] = []
     refused = await _set_cookies(browser, list(state.cookies), budget) if state.cookies else []
     notes += [f"the browser refused {problem}" for problem in refused]
     items = 0
     with_items = [(origin, entries) for origin, entries in state.origins if entries]
     if with_items:
-        async with _origin_pages(session, budget) as visit:
+        async with _origin_pages(services, budget) as visit:
             for origin, entries in with_items:
                 page = await visit(origin)
                 key = await page.send(
@@ -397,11 +399,11 @@ def cookie_param(cookie: Any, *, where: str) -> dict[str, Any]:
 
 
 async def _web_storage(
-    tab: Tab, budget: Budget, *, action: str, local: bool, name: str | None, value: str | None
+    tab: Page, budget: Budget, *, action: str, local: bool, name: str | None, value: str | None
 ) -> StorageResult:
     kind = "local" if local else "session"
     origin = _page_origin(tab)
-    tab._check_no_dialog()  # DOMStorage runs on the page's thread, paused by a dialog
+    tab.check_no_dialog()  # DOMStorage runs on the page's thread, paused by a dialog
     session = tab.frames.main_session
     key = await session.send(
         "Storage.getStorageKeyForFrame", {"frameId": tab.target_id}, budget=budget
@@ -452,7 +454,8 @@ async def _web_storage(
 
 
 async def _cookies(
-    tab: Tab,
+    tab: Page,
+    browser: CDPSession,
     budget: Budget,
     *,
     action: str,
@@ -467,7 +470,6 @@ async def _cookies(
     same_site: str | None,
     all: bool,
 ) -> StorageResult:
-    browser = tab._browser._browser_cdp()
     if action == "get":
         if all:
             cookies = await _all_cookies(browser, budget)
@@ -588,7 +590,7 @@ def _parse_origin(entry: Any, where: str) -> tuple[str, tuple[tuple[str, str], .
     return origin, tuple(items)
 
 
-def _page_url(tab: Tab) -> str:
+def _page_url(tab: Page) -> str:
     url = tab.url
     if urlsplit(url).scheme not in ("http", "https"):
         raise InvalidArgument(
@@ -598,7 +600,7 @@ def _page_url(tab: Tab) -> str:
     return url
 
 
-def _page_origin(tab: Tab) -> str:
+def _page_origin(tab: Page) -> str:
     parts = urlsplit(tab.url)
     if parts.scheme not in ("http", "https", "file"):
         raise InvalidArgument(
@@ -637,9 +639,9 @@ async def _all_cookies(browser: CDPSession, budget: Budget) -> list[dict[str, An
     return cookies
 
 
-async def _cookies_for(tab: Tab, url: str, budget: Budget) -> list[dict[str, Any]]:
+async def _cookies_for(tab: Page, url: str, budget: Budget) -> list[dict[str, Any]]:
     """The cookies a request to ``url`` would carry (parent-domain cookies included)."""
-    session = await tab._ready_session(budget)
+    session = await tab.ready_session(budget)
     reply = await session.send("Network.getCookies", {"urls": [url]}, budget=budget)
     cookies: list[dict[str, Any]] = reply.get("cookies", [])
     return cookies
@@ -686,11 +688,11 @@ async def _missing(
 
 
 async def _open_origins(
-    session: BrowserSession, budget: Budget, notes: list[str]
+    services: SessionServices, budget: Budget, notes: list[str]
 ) -> dict[str, list[tuple[str, str]]]:
     """localStorage of every first-party origin open in a tab or frame."""
     found: dict[str, list[tuple[str, str]]] = {}
-    for tab in [t for t in session._tabs.values() if not t.closed]:
+    for tab in [t for t in services.pages.all() if not t.closed]:
         if tab.pending_dialogs:
             notes.append(f"tab {tab.id} is paused by a dialog; its localStorage is not saved")
             continue
@@ -723,7 +725,7 @@ async def _open_origins(
 
 @contextlib.asynccontextmanager
 async def _origin_pages(
-    session: BrowserSession, budget: Budget
+    services: SessionServices, budget: Budget
 ) -> AsyncIterator[Callable[[str], Awaitable[CDPSession]]]:
     """A background tab that opens origins on an empty page of our own.
 
@@ -732,16 +734,11 @@ async def _origin_pages(
     is contacted and none of its script runs); the tab is a normal tab otherwise, so
     navigation rules hold for it too. Closed at the end.
     """
-    browser = session._browser_cdp()
-    reply = await browser.send(
-        "Target.createTarget", {"url": "about:blank", "background": True}, budget=budget
-    )
-    target_id = reply["targetId"]
-    tab = session._register(target_id, {"url": "about:blank"})
-    tab._created_here = True
+    browser = services.browser_cdp()
+    tab = await services.open_page(budget, background=True)
+    target_id = tab.target_id
     interceptor: CDPSession | None = None
     try:
-        await tab._ready_session(budget)
         interceptor = await browser.attach(target_id, budget=budget)
 
         def on_paused(event: Event) -> None:
@@ -759,7 +756,7 @@ async def _origin_pages(
                 },
                 budget=Budget(5.0),
             )
-            session._spawn(asyncio.get_running_loop().create_task(_quietly(fulfil)))
+            services.spawn(_quietly(fulfil), "answering a storage page request")
 
         interceptor.subscribe("Fetch.requestPaused", on_paused)
         await interceptor.send(
@@ -782,7 +779,7 @@ async def _origin_pages(
                 await interceptor.detach(budget=closing)
         with (
             contextlib.suppress(TabwardenError),
-            session.connection.event_queue(["Target.targetDestroyed"], None) as destroyed,
+            services.connection.event_queue(["Target.targetDestroyed"], None) as destroyed,
         ):
             await browser.send("Target.closeTarget", {"targetId": target_id}, budget=closing)
             while not tab.closed:  # gone from tab lists before the call returns

@@ -34,8 +34,8 @@ from ..supervisor.buffers import Ring, RingStatistics
 from .url_policy import ParsedURL, UrlPolicy, Verdict, parse_url
 
 if TYPE_CHECKING:
-    from ..session import BrowserSession
-    from ..tab import Tab
+    from ..page import Page
+    from ..services import SessionServices
 
 __all__ = ["BLOCKED_ERROR", "PolicyDecision", "PolicyGuard"]
 
@@ -97,8 +97,8 @@ class PolicyDecision:
 class PolicyGuard:
     """The URL policy of one browser session, with its recent decisions."""
 
-    def __init__(self, browser: BrowserSession) -> None:
-        self._browser = browser
+    def __init__(self, services: SessionServices) -> None:
+        self._services = services
         self._policy: UrlPolicy | None = None
         self._recent: Ring[PolicyDecision] = Ring(RECENT_DECISIONS)
         self._blocked: Ring[PolicyDecision] = Ring(RECENT_BLOCKS)
@@ -112,14 +112,14 @@ class PolicyGuard:
         """The rules, read from ``config.policy`` and the workspace on first use."""
         if self._policy is None:
             self._policy = UrlPolicy.from_config(
-                self._browser.config.policy, self._browser.paths.root
+                self._services.config.policy, self._services.paths.root
             )
         return self._policy
 
     def fetch_patterns(self) -> list[dict[str, Any]]:
         """``Fetch.enable`` patterns: documents always (metadata endpoints are always
         blocked), every request with ``policy.intercept_subresources``."""
-        if self._browser.config.policy.intercept_subresources:
+        if self._services.config.policy.intercept_subresources:
             return [{"urlPattern": "*", "requestStage": "Request"}]
         return [dict(_DOCUMENTS)]
 
@@ -131,7 +131,7 @@ class PolicyGuard:
     # ---- reading -------------------------------------------------------------------
 
     def decisions(
-        self, *, tab: Tab | None = None, blocked_only: bool = False
+        self, *, tab: Page | None = None, blocked_only: bool = False
     ) -> list[PolicyDecision]:
         """Recent decisions, oldest first: every page, frame and popup document, and
         every blocked request (allowed subresources are only logged)."""
@@ -146,7 +146,7 @@ class PolicyGuard:
         return self._sequence
 
     async def receipt_lines(
-        self, tab: Tab, since: float, popups: Sequence[str], budget: Budget
+        self, tab: Page, since: float, popups: Sequence[str], budget: Budget
     ) -> list[str]:
         """What an action's receipt says about requests the policy blocked since ``since``
         (wall clock): in the tab, its frames, or a popup it opened. A popup (target id in
@@ -170,7 +170,7 @@ class PolicyGuard:
 
     # ---- tabwarden's own navigations -----------------------------------------------
 
-    def check_navigation(self, url: str, tab: Tab | None = None) -> None:
+    def check_navigation(self, url: str, tab: Page | None = None) -> None:
         """Refuse a page the policy does not allow, before anything is sent.
 
         An allowed URL is recorded when its request reaches the browser."""
@@ -181,7 +181,7 @@ class PolicyGuard:
         raise self.denied(self._record(verdict, "navigation", "Document", tab, frame_id))
 
     def check_command(
-        self, method: str, url: str, tab: Tab | None, *, kind: Kind = "navigation"
+        self, method: str, url: str, tab: Page | None, *, kind: Kind = "navigation"
     ) -> None:
         """Refuse a raw CDP command that would load a URL the policy does not allow."""
         verdict = self.policy.check(url)
@@ -196,7 +196,7 @@ class PolicyGuard:
         )
 
     def navigation_failure(
-        self, tab: Tab, url: str, error: str, mark: int
+        self, tab: Page, url: str, error: str, mark: int
     ) -> PolicyDenied | NavigationFailed:
         """The error for a failed navigation of ``tab``: ``PolicyDenied`` when the guard
         blocked its document (a redirect hop, say) after ``mark``."""
@@ -206,7 +206,7 @@ class PolicyGuard:
                 return self.denied(decision)
         return navigation_failure(url, error)
 
-    def blocked_navigation(self, tab: Tab, mark: int) -> PolicyDecision | None:
+    def blocked_navigation(self, tab: Page, mark: int) -> PolicyDecision | None:
         """The latest page load of ``tab`` (not a frame, not a popup) the guard blocked
         after ``mark``, if any."""
         for decision in reversed(self._blocked.items()):
@@ -216,7 +216,7 @@ class PolicyGuard:
                 return decision
         return None
 
-    def blocked_since(self, tab: Tab | None, mark: int) -> PolicyDecision | None:
+    def blocked_since(self, tab: Page | None, mark: int) -> PolicyDecision | None:
         """The latest document (page or frame) of ``tab`` (None: of no known tab) the
         guard blocked after ``mark``, if any."""
         tab_id = tab.id if tab is not None else ""
@@ -255,7 +255,7 @@ class PolicyGuard:
                 # no host and no file; the policy is for the pages agents drive.
                 return self._pass(url, resource_type, frame_id)
         else:
-            owner = self._browser._tab_of_session(event.session_id)
+            owner = self._services.pages.of_session(event.session_id)
             tab = owner[0] if owner is not None else None
         kind: Kind = "subresource"
         if resource_type == "Document":
@@ -288,12 +288,8 @@ class PolicyGuard:
             self._sightings.popitem(last=False)
         return False
 
-    def _tab_of_frame(self, frame_id: str) -> Tab | None:
-        tab = self._browser._tab_by_target(frame_id)
-        if tab is None:
-            tab_id = self._browser._tab_id_of_frame(frame_id)
-            tab = self._browser._tab_by_id(tab_id) if tab_id is not None else None
-        return tab
+    def _tab_of_frame(self, frame_id: str) -> Page | None:
+        return self._services.pages.of_frame(frame_id)
 
     def _pass(self, url: str, resource_type: str, frame_id: str) -> PolicyDecision:
         """Let a request through unrecorded (judged elsewhere, or not the policy's)."""
@@ -303,13 +299,13 @@ class PolicyGuard:
     def _undecided(self, target_id: str, since: float) -> bool:
         """A new tab that shows nothing yet and whose first page is neither blocked nor
         committed: an allowed hop may redirect on to a blocked one."""
-        tab = self._browser._tab_by_target(target_id)
+        tab = self._services.pages.by_target(target_id)
         if tab is None or tab.closed or tab.url:
             return False  # about:blank, data: or a page that committed: nothing to wait for
         return not any(d.tab_id == tab.id and d.at >= since for d in self._blocked.items())
 
     def _record(
-        self, verdict: Verdict, kind: Kind, resource_type: str, tab: Tab | None, frame_id: str
+        self, verdict: Verdict, kind: Kind, resource_type: str, tab: Page | None, frame_id: str
     ) -> PolicyDecision:
         self._sequence += 1
         opener = tab.opener if tab is not None else None
@@ -341,7 +337,7 @@ _NO_URL = ParsedURL("", "", None, None, "")
 
 
 def _allowed_subresource(
-    verdict: Verdict, resource_type: str, tab: Tab | None, frame_id: str, sequence: int
+    verdict: Verdict, resource_type: str, tab: Page | None, frame_id: str, sequence: int
 ) -> PolicyDecision:
     return PolicyDecision(
         allowed=True,

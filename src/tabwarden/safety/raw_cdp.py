@@ -31,11 +31,12 @@ from .reserved import check_raw_method
 if TYPE_CHECKING:
     from ..budget import Budget
     from ..cdp.session import CDPSession
-    from ..tab import Tab
+    from ..frames import FrameRegistry
+    from ..page import Page
     from .guard import PolicyGuard
     from .paths import WorkspacePaths
 
-__all__ = ["FILE_PARAMETERS", "REFUSED_PARAMETERS", "URL_PARAMETERS", "send_raw"]
+__all__ = ["FILE_PARAMETERS", "REFUSED_PARAMETERS", "URL_PARAMETERS", "route_to_frame", "send_raw"]
 
 URL_PARAMETERS: dict[str, tuple[str, Kind]] = {
     "Page.navigate": ("url", "navigation"),
@@ -68,7 +69,7 @@ async def send_raw(
     *,
     guard: PolicyGuard,
     paths: WorkspacePaths,
-    tab: Tab | None,
+    tab: Page | None,
 ) -> dict[str, Any]:
     """Send a raw command on ``session`` (``tab``'s, or the browser's with ``tab=None``)
     once the safety rules allow what it carries."""
@@ -139,7 +140,7 @@ async def _check_history_entry(
     params: dict[str, Any],
     budget: Budget,
     guard: PolicyGuard,
-    tab: Tab | None,
+    tab: Page | None,
 ) -> None:
     """Judge the URL of the history entry a ``Page.navigateToHistoryEntry`` goes to."""
     history = await session.send("Page.getNavigationHistory", budget=budget)
@@ -147,3 +148,35 @@ async def _check_history_entry(
         if entry.get("id") == params.get("entryId"):
             guard.check_command("Page.navigateToHistoryEntry", entry.get("url", ""), tab)
             return
+
+
+def route_to_frame(
+    registry: FrameRegistry, tab_id: str, frame_id: str, method: str, params: dict[str, Any]
+) -> tuple[CDPSession, dict[str, Any]]:
+    """Where a raw command aimed at ``frame_id`` goes: a cross-origin frame's own
+    session; ``Runtime.evaluate`` in a same-origin frame's JavaScript context."""
+    frame = registry.get(frame_id)
+    if frame is None:
+        known = ", ".join(f.frame_id for f in registry.frames())
+        raise InvalidArgument(
+            f"tab {tab_id} has no frame {frame_id!r}",
+            hint=f"use a frame_id from the frame tree: {known}",
+        )
+    session = registry.session_for(frame_id)
+    if frame.is_oopif:
+        return session, params
+    if method in ("Runtime.evaluate",) and "contextId" not in params:
+        context = registry.context_of(frame_id)
+        if context is None:
+            raise InvalidArgument(
+                f"frame {frame_id} has no JavaScript context yet", hint="retry once it loaded"
+            )
+        params["contextId"] = context
+        return session, params
+    if method.startswith(("Page.", "DOM.", "Runtime.")) and "frameId" not in params:
+        raise InvalidArgument(
+            f"{method} cannot be aimed at a same-origin iframe by frame_id",
+            hint="it runs in the tab's session: pass the frame's ids in params, or use "
+            "Runtime.evaluate, which runs in the frame's context",
+        )
+    return session, params

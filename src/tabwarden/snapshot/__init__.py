@@ -10,7 +10,7 @@ from .refs import RefEntry, RefTable, parse_ref
 from .render import DEFAULT_MAX_CHARS, SnapshotDiff, SnapshotPage, diff_lines, page_lines
 
 if TYPE_CHECKING:
-    from ..supervisor.supervisor import SupervisorState
+    from ..supervisor.state import SupervisorState
 
 __all__ = [
     "DEFAULT_MAX_CHARS",

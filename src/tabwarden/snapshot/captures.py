@@ -27,7 +27,7 @@ from .render import cursor_text, page_lines
 from .walker import FrameMark
 
 if TYPE_CHECKING:
-    from ..supervisor.supervisor import SupervisorState
+    from ..supervisor.state import SupervisorState
 
 __all__ = ["Capture", "CaptureStore", "Cursor", "new_capture_id"]
 

@@ -23,77 +23,27 @@ from ..budget import Budget
 from ..cdp.connection import CDPConnection
 from ..cdp.protocol import ANY_SESSION, Event, Subscription
 from ..cdp.session import CDPSession
-from ..diagnostics.console import ConsoleEntry, ConsoleLog
+from ..diagnostics.console import ConsoleLog
 from ..diagnostics.network import NetworkLog
 from ..errors import InvalidArgument, TabwardenError
 from ..safety.guard import PolicyGuard
+from ..tasks import TaskOwner
 from .bridge import BRIDGE_FETCH_PATTERN, BRIDGE_HOST, fulfil_params
 from .buffers import Ring
 from .dialogs import ClosedBy, ClosedDialog, DialogPolicy, PendingDialog
+from .state import ConnectionState, FrameNode, SupervisorState, frame_tree
 
 if TYPE_CHECKING:
-    from ..session import BrowserSession
-    from ..tab import Tab
+    from ..page import Page
+    from ..services import SessionServices
 
-__all__ = ["ConsoleEntry", "FrameNode", "Supervisor", "SupervisorState"]
+__all__ = ["Supervisor"]
 
 logger = logging.getLogger("tabwarden.supervisor")
 
 RECENT_DIALOGS = 20
 CONSOLE_ERRORS = 50
-FRAME_TREE_CAP = 30
-OOPIF_DEPTH_CAP = 2
 _ANSWER_S = 5.0
-
-ConnectionState = Literal["connected", "reconnecting", "gave_up", "closed"]
-
-
-@dataclass(frozen=True, slots=True)
-class FrameNode:
-    frame_id: str
-    url: str
-    origin: str
-    parent: str | None
-    is_oopif: bool
-    session_id: str | None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "frame_id": self.frame_id,
-            "url": self.url,
-            "origin": self.origin,
-            "parent": self.parent,
-            "is_oopif": self.is_oopif,
-            "cdp_session": self.session_id,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class SupervisorState:
-    """What the supervisor knows, frozen: safe to read from any thread."""
-
-    pending_dialogs: tuple[PendingDialog, ...] = ()
-    recent_dialogs: tuple[ClosedDialog, ...] = ()
-    console_errors: tuple[ConsoleEntry, ...] = ()
-    frame_tree: tuple[FrameNode, ...] = ()
-    frame_tree_truncated: bool = False
-    connection: ConnectionState = "connected"
-    policy: DialogPolicy = "must_respond"
-    bridge: str = "off"
-    """The dialog bridge: off, on, or "failed: …" (dialogs may then be auto-dismissed)."""
-
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "pending_dialogs": [d.to_dict() for d in self.pending_dialogs],
-            "frame_tree": [f.to_dict() for f in self.frame_tree],
-            "connection": self.connection,
-            "dialog_bridge": self.bridge,
-        }
-        if self.frame_tree_truncated:
-            data["frame_tree_truncated"] = True
-        if self.recent_dialogs:
-            data["recent_dialogs"] = [d.to_dict() for d in self.recent_dialogs]
-        return data
 
 
 @dataclass
@@ -116,32 +66,33 @@ class Supervisor:
 
     def __init__(
         self,
-        browser: BrowserSession,
+        services: SessionServices,
         *,
         policy: DialogPolicy,
         dialog_timeout_s: float,
         bridge: bool = False,
     ) -> None:
-        self._browser = browser
+        self._services = services
+        self._pages = services.pages
         self.policy: DialogPolicy = policy
         self.bridge = bridge
         """Dialogs go through the page-script bridge (see bridge.py) as well as natively."""
         self._bridge_requests: dict[str, str] = {}
-        self.guard = PolicyGuard(browser)
+        self.guard = PolicyGuard(services)
         """The URL policy: it judges every request ``Fetch`` pauses before the bridge."""
         self.dialog_timeout_s = dialog_timeout_s
         self.connection_state: ConnectionState = "connected"
         self._lock = threading.Lock()
         self._book = _Book()
         self._recent: Ring[ClosedDialog] = Ring(RECENT_DIALOGS)
-        diagnostics = browser.config.diagnostics
-        self.console = ConsoleLog(browser, diagnostics.console_entries)
+        diagnostics = services.config.diagnostics
+        self.console = ConsoleLog(services, diagnostics.console_entries)
         """Console messages, exceptions and browser notices per tab (diagnostics/console.py)."""
-        self.network = NetworkLog(browser, diagnostics.network_entries, diagnostics.body_max_bytes)
+        self.network = NetworkLog(services, diagnostics.network_entries, diagnostics.body_max_bytes)
         """Every request, per tab (diagnostics/network.py)."""
         self._next_dialog = 1
         self._subscriptions: list[Subscription] = []
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._tasks = TaskOwner(f"supervisor of {services.name}")
         self._connection: CDPConnection | None = None
 
     # ---- life ----------------------------------------------------------------------
@@ -173,9 +124,13 @@ class Supervisor:
             for handle in self._book.watchdogs.values():
                 handle.cancel()
             self._book.watchdogs.clear()
-        for task in list(self._tasks):
-            task.cancel()
+        self._tasks.cancel()
         self.connection_state = "closed"
+
+    async def close(self) -> None:
+        """``stop``, then wait until its background work has ended."""
+        self.stop()
+        await self._tasks.close()
 
     def browser_gone(self, reason: str) -> None:
         """The browser died: its dialogs closed with it."""
@@ -187,15 +142,15 @@ class Supervisor:
         self.network.forget_all()
         logger.info("dialogs closed with the browser (%s): %d", reason, len(doomed))
 
-    def reconcile(self, tab: Tab) -> None:
+    def reconcile(self, tab: Page) -> None:
         """After a tab got a new session (a reconnect), drop the dialogs the browser did not
         report again on it: they closed while nobody was connected."""
-        current = tab._session.session_id if tab._session is not None else None
+        current = tab.session.session_id if tab.session is not None else None
         for dialog in self.pending(tab):
             if dialog.source == "native" and dialog.session_id != current:
                 self._close(dialog, "remote", None)
 
-    def tab_closed(self, tab: Tab) -> None:
+    def tab_closed(self, tab: Page) -> None:
         """A tab went away: its dialogs closed with it, its console and network logs too."""
         for dialog in self.pending(tab):
             self._close(dialog, "remote", None)
@@ -204,7 +159,7 @@ class Supervisor:
 
     # ---- reading -------------------------------------------------------------------
 
-    def state(self, tab: Tab | None = None) -> SupervisorState:
+    def state(self, tab: Page | None = None) -> SupervisorState:
         """A frozen view; with ``tab``, its dialogs, console errors and frame tree only."""
         with self._lock:
             pending = tuple(self._book.pending.values())
@@ -227,13 +182,13 @@ class Supervisor:
             bridge=_bridge_state(self.bridge, tab),
         )
 
-    def diagnostics_summary(self, tab: Tab) -> str:
+    def diagnostics_summary(self, tab: Page) -> str:
         """One bounded line of what went wrong in ``tab`` since the last time this was asked
         (console errors, failed requests, HTTP errors); empty when nothing did."""
         parts = [self.console.summary(tab), self.network.summary(tab)]
         return " · ".join(part for part in parts if part)
 
-    def pending(self, tab: Tab | None = None) -> list[PendingDialog]:
+    def pending(self, tab: Page | None = None) -> list[PendingDialog]:
         with self._lock:
             dialogs = list(self._book.pending.values())
         return [d for d in dialogs if tab is None or d.tab_id == tab.id]
@@ -254,7 +209,7 @@ class Supervisor:
         accept: bool,
         prompt_text: str | None = None,
         dialog_id: str | None = None,
-        tab: Tab | None = None,
+        tab: Page | None = None,
         budget: Budget,
         closed_by: ClosedBy = "agent",
     ) -> ClosedDialog:
@@ -292,18 +247,19 @@ class Supervisor:
     def _answering_session(self, connection: CDPConnection, dialog: PendingDialog) -> CDPSession:
         """Where to answer: the tab's current sessions (they change when the socket is
         reconnected), else the session that reported the dialog."""
-        tab = self._browser._tab_by_id(dialog.tab_id)
-        if tab is not None and tab._frames is not None:
+        tab = self._pages.by_id(dialog.tab_id)
+        frames = tab.attached_frames if tab is not None else None
+        if tab is not None and frames is not None:
             if dialog.source == "bridge":
-                return tab._frames.registry.session_for(dialog.frame_id)
-            if tab._session is not None:
-                return tab._session
+                return frames.session_for(dialog.frame_id)
+            if tab.session is not None:
+                return tab.session
         return CDPSession(connection, dialog.session_id)
 
     # ---- event handlers (on the reader: never await) --------------------------------
 
     def _on_opening(self, event: Event) -> None:
-        owner = self._browser._tab_of_session(event.session_id)
+        owner = self._pages.of_session(event.session_id)
         if owner is None:
             return
         tab, frame_id = owner
@@ -321,7 +277,7 @@ class Supervisor:
             decision = self.guard.judge(event)
             self._spawn(self._release(event.session_id, request_id, allow=decision.allowed))
             return
-        owner = self._browser._tab_of_session(event.session_id)
+        owner = self._pages.of_session(event.session_id)
         try:
             asked = json.loads(request.get("postData") or "{}")
         except ValueError:
@@ -335,7 +291,7 @@ class Supervisor:
 
     def _register(
         self,
-        tab: Tab,
+        tab: Page,
         frame_id: str,
         session_id: str | None,
         params: dict[str, Any],
@@ -366,7 +322,7 @@ class Supervisor:
             accept = self.policy == "auto_accept"
             self._spawn(self._auto_answer(dialog, accept, "auto_policy"))
             return dialog
-        tab._dialog_opened_now(dialog)
+        tab.dialog_opened(dialog)
         handle = asyncio.get_running_loop().call_later(
             self.dialog_timeout_s, self._watchdog_fired, dialog.id
         )
@@ -375,7 +331,7 @@ class Supervisor:
         return dialog
 
     def _reported_again(
-        self, tab: Tab, session_id: str | None, params: dict[str, Any], source: str
+        self, tab: Page, session_id: str | None, params: dict[str, Any], source: str
     ) -> PendingDialog | None:
         """After a reconnect the browser reports an open dialog again: keep its id and
         move it to the new session. (Called with the lock held.)"""
@@ -427,7 +383,7 @@ class Supervisor:
 
     # ---- private -------------------------------------------------------------------
 
-    def _choose(self, dialog_id: str | None, tab: Tab | None) -> PendingDialog:
+    def _choose(self, dialog_id: str | None, tab: Page | None) -> PendingDialog:
         with self._lock:
             pending = list(self._book.pending.values())
         if dialog_id is not None:
@@ -488,60 +444,24 @@ class Supervisor:
             )
 
     def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.get_running_loop().create_task(coroutine)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._tasks.spawn(coroutine)
 
 
-def frame_tree(tab: Tab) -> tuple[tuple[FrameNode, ...], bool]:
-    """The tab's frames, parents first, capped at 30 entries and OOPIF depth 2."""
-    if tab._frames is None:
-        return (), False
-    registry = tab._frames.registry
-    frames = {f.frame_id: f for f in registry.frames()}
-    children: dict[str | None, list[str]] = {}
-    for info in frames.values():
-        parent = info.parent_id if info.parent_id in frames else None
-        children.setdefault(parent, []).append(info.frame_id)
-    out: list[FrameNode] = []
-    truncated = False
-    queue: list[tuple[str, int]] = [(fid, 0) for fid in children.get(None, [])]
-    while queue:
-        frame_id, depth = queue.pop(0)
-        info = frames[frame_id]
-        oopif_depth = depth + (1 if info.is_oopif else 0)
-        if oopif_depth > OOPIF_DEPTH_CAP or len(out) >= FRAME_TREE_CAP:
-            truncated = True
-            continue
-        parts = urlsplit(info.url)
-        out.append(
-            FrameNode(
-                frame_id=frame_id,
-                url=info.url,
-                origin=f"{parts.scheme}://{parts.netloc}" if parts.netloc else parts.scheme,
-                parent=info.parent_id,
-                is_oopif=info.is_oopif,
-                session_id=info.session_id,
-            )
-        )
-        queue.extend((child, oopif_depth) for child in children.get(frame_id, []))
-    return tuple(out), truncated
-
-
-def _frame_by_url(tab: Tab, session_id: str | None, url: str, fallback: str) -> str:
+def _frame_by_url(tab: Page, session_id: str | None, url: str, fallback: str) -> str:
     """The frame showing ``url``: a dialog event names no frame, only the URL (and a
     cross-origin frame's dialog is reported by the page's session). A child frame
     wins over the top one when both show it; the reporting session's frames first."""
-    if tab._frames is None or not url:
+    registry = tab.attached_frames
+    if registry is None or not url:
         return fallback
-    frames = [f for f in tab._frames.registry.frames() if f.url == url]
+    frames = [f for f in registry.frames() if f.url == url]
     frames.sort(key=lambda f: (f.frame_id == tab.target_id, f.session_id != session_id))
     return frames[0].frame_id if frames else fallback
 
 
-def _bridge_state(enabled: bool, tab: Tab | None) -> str:
+def _bridge_state(enabled: bool, tab: Page | None) -> str:
     if not enabled:
         return "off"
-    if tab is not None and tab._bridge_error:
-        return f"failed: {tab._bridge_error}"
+    if tab is not None and tab.setup_error:
+        return f"failed: {tab.setup_error}"
     return "on"

@@ -1,0 +1,127 @@
+"""TabRegistry: the tabs of one browser session, by target, id, CDP session and frame.
+
+The registry is the session's bookkeeping of pages: it makes a ``Tab`` for every page
+target the browser reports (short ids ``t1``, ``t2``… never reused), keeps the active
+tab and the order tabs were active in (closing the active tab falls back to the one
+before), and a map from CDP session id to (tab, frame) kept as sessions attach and
+detach, so the console, network and dialog handlers find a tab without a scan.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .page import Page
+from .tab import Tab
+
+__all__ = ["TabRegistry"]
+
+
+class TabRegistry:
+    """Every tab of a session; implements ``PageLookup`` (page.py)."""
+
+    def __init__(self, make_tab: Callable[[str, str], Tab]) -> None:
+        self._make_tab = make_tab
+        """Makes a tab from its short id and its target id."""
+        self._tabs: dict[str, Tab] = {}  # by target id, in creation order
+        self._next = 1
+        self._active: Tab | None = None
+        self._recent: list[Tab] = []
+        self._sessions: dict[str, tuple[Tab, str]] = {}
+
+    def __len__(self) -> int:
+        return len(self._tabs)
+
+    # ---- lookups (PageLookup) --------------------------------------------------------
+
+    def by_id(self, tab_id: str) -> Tab | None:
+        return next((t for t in self._tabs.values() if t.id == tab_id), None)
+
+    def by_target(self, target_id: str) -> Tab | None:
+        return self._tabs.get(target_id)
+
+    def of_session(self, session_id: str | None) -> tuple[Tab, str] | None:
+        """The tab, and the frame, that a CDP session renders (OOPIF sessions included)."""
+        if session_id is None:
+            return None
+        return self._sessions.get(session_id)
+
+    def of_frame(self, frame_id: str) -> Tab | None:
+        """The tab whose page (or one of its frames) is ``frame_id``."""
+        tab = self._tabs.get(frame_id)
+        if tab is not None:
+            return tab
+        for tab in self._tabs.values():
+            registry = tab.attached_frames
+            if registry is not None and registry.get(frame_id) is not None:
+                return tab
+        return None
+
+    def find(self, tab_id: str) -> Tab | None:
+        """An open tab by its id (``t3``) or its CDP target id."""
+        return next(
+            (t for t in self._tabs.values() if tab_id in (t.id, t.target_id) and not t.closed),
+            None,
+        )
+
+    def all(self) -> list[Tab]:
+        """Every tab known, closed ones not yet forgotten included, in creation order."""
+        return list(self._tabs.values())
+
+    def open(self) -> list[Tab]:
+        return [t for t in self._tabs.values() if not t.closed]
+
+    def active(self) -> Tab | None:
+        return self._active
+
+    @property
+    def ever_active(self) -> bool:
+        """Some tab was made active since the browser started."""
+        return bool(self._recent)
+
+    # ---- changes ---------------------------------------------------------------------
+
+    def register(self, target_id: str, info: dict[str, Any]) -> Tab:
+        """The tab of a page target (made on first sight), with its target info."""
+        tab = self._tabs.get(target_id)
+        if tab is None:
+            tab = self._make_tab(f"t{self._next}", target_id)
+            self._next += 1
+            self._tabs[target_id] = tab
+        tab.update_info(info)
+        return tab
+
+    def set_active(self, tab: Tab) -> None:
+        self._active = tab
+        if tab in self._recent:
+            self._recent.remove(tab)
+        self._recent.append(tab)
+
+    def remove(self, target_id: str) -> Tab | None:
+        """Forget a tab whose target went away; the previously active tab takes over."""
+        tab = self._tabs.pop(target_id, None)
+        if tab is None:
+            return None
+        if tab in self._recent:
+            self._recent.remove(tab)
+        if self._active is tab:
+            self._active = self._recent[-1] if self._recent else None
+        return tab
+
+    def forget_all(self, reason: str) -> None:
+        """Every tab is gone (the browser went away, or the session closed)."""
+        for tab in self._tabs.values():
+            tab.mark_closed(reason)
+        self._tabs.clear()
+        self._sessions.clear()
+        self._active = None
+        self._recent.clear()
+
+    def session_attached(self, session_id: str, page: Page, frame_id: str) -> None:
+        tab = self._tabs.get(page.target_id)
+        if tab is page:
+            self._sessions[session_id] = (tab, frame_id)
+
+    def session_detached(self, session_id: str) -> None:
+        self._sessions.pop(session_id, None)
