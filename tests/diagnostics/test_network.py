@@ -19,7 +19,7 @@ from tabwarden.tools.registry import call_tool
 
 def _held(tab) -> list[NetworkRequest]:
     """What the tab's log holds, as it stands."""
-    state = tab._browser.supervisor.network._tab(tab.id)
+    state = tab._supervisor.network._tab(tab.id)
     return [exchange.freeze() for _, exchange in state.journal.entries()]
 
 
