@@ -83,7 +83,7 @@ class BrowserSession:
         self.endpoint: Endpoint | None = None
         self.product = ""
         self.launches = 0
-        self.last_used = time.monotonic()
+        self.last_used: float = time.monotonic()
         self._connection: CDPConnection | None = None
         self._tabs: dict[str, Tab] = {}  # by target id, in creation order
         self._next_tab = 1
