@@ -87,7 +87,7 @@ class BrowserSession:
         self.endpoint: Endpoint | None = None
         self.product = ""
         self.launches = 0
-        self.last_used = time.monotonic()
+        self.last_used: float = time.monotonic()
         self._connection: CDPConnection | None = None
         self._reconnecting: asyncio.Task[None] | None = None
         self.metrics = Metrics()
