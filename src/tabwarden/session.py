@@ -394,75 +394,34 @@ class BrowserSession:
 
     async def emulate(
         self,
-        device: str | None = None,
+        change: emulation.EmulationChange | str | None = None,
         *,
-        width: int | None = None,
-        height: int | None = None,
-        device_scale_factor: float | None = None,
-        mobile: bool | None = None,
-        touch: bool | None = None,
-        user_agent: str | None = None,
-        platform: str | None = None,
-        accept_language: str | None = None,
-        locale: str | None = None,
-        timezone: str | None = None,
-        latitude: float | None = None,
-        longitude: float | None = None,
-        accuracy: float | None = None,
-        color_scheme: str | None = None,
-        reduced_motion: str | None = None,
-        offline: bool | None = None,
-        network: str | None = None,
-        latency_ms: float | None = None,
-        download_kbps: float | None = None,
-        upload_kbps: float | None = None,
-        cpu_throttling: float | None = None,
-        reset: bool = False,
         timeout_ms: float | None = None,
+        **settings: Any,
     ) -> EmulationResult:
         """Emulate a device, user agent, locale, timezone, place, media, network or CPU in
         every tab: open ones now, new tabs, popups and iframes from their start.
 
-        Only what is given changes (None keeps a setting); ``reset=True`` first returns
-        everything to the browser's own. ``device`` is a preset (``iphone-15``,
-        ``pixel-8``, ``desktop-1080p``… see ``emulation.DEVICES``); ``network`` a preset
-        (``slow-3g``, ``fast-3g``, ``4g``), ``none``, or custom via ``latency_ms``,
-        ``download_kbps``, ``upload_kbps``; ``cpu_throttling`` a slowdown factor.
-        ``color_scheme``/``reduced_motion`` take ``default`` and text settings ``""``
-        to stop emulating them. With nothing given it returns the current state.
+        The settings are those of :class:`~tabwarden.diagnostics.emulation.EmulationChange`,
+        given as that model (``change``) or as keyword arguments (``width=400``; they win
+        over the model's); a first argument that is text names a device preset
+        (``emulate("pixel-8")``). Only what is given changes (None keeps a setting);
+        ``reset=True`` first returns everything to the browser's own. ``device`` is a
+        preset (``iphone-15``, ``pixel-8``, ``desktop-1080p``… see ``emulation.DEVICES``);
+        ``network`` a preset (``slow-3g``, ``fast-3g``, ``4g``), ``none``, or custom via
+        ``latency_ms``, ``download_kbps``, ``upload_kbps``; ``cpu_throttling`` a slowdown
+        factor. ``color_scheme``/``reduced_motion`` take ``default`` and text settings
+        ``""`` to stop emulating them. With nothing given it returns the current state.
         ``platform`` (navigator.platform) reaches the pages open now and each new tab's
         first page; Chromium may drop it on a later same-site navigation.
         """
+        asked = emulation.emulation_change(change, settings)
         async with self._operation(timeout_ms, "action") as budget:
             if not self._emulation_user_agent:
                 version = await self._browser_cdp().send("Browser.getVersion", budget=budget)
                 self._emulation_user_agent = version.get("userAgent", "")
             new = emulation.updated(
-                self._emulation,
-                browser_user_agent=self._emulation_user_agent,
-                device=device,
-                width=width,
-                height=height,
-                device_scale_factor=device_scale_factor,
-                mobile=mobile,
-                touch=touch,
-                user_agent=user_agent,
-                platform=platform,
-                accept_language=accept_language,
-                locale=locale,
-                timezone=timezone,
-                latitude=latitude,
-                longitude=longitude,
-                accuracy=accuracy,
-                color_scheme=color_scheme,
-                reduced_motion=reduced_motion,
-                offline=offline,
-                network=network,
-                latency_ms=latency_ms,
-                download_kbps=download_kbps,
-                upload_kbps=upload_kbps,
-                cpu_throttling=cpu_throttling,
-                reset=reset,
+                self._emulation, asked, browser_user_agent=self._emulation_user_agent
             )
             if new == self._emulation:
                 return EmulationResult(new)

@@ -760,52 +760,34 @@ class Tab:
         self,
         action: str = "get",
         kind: str = "cookies",
+        cookie: storage.CookieSpec | None = None,
         *,
-        name: str | None = None,
-        value: str | None = None,
-        domain: str | None = None,
-        url: str | None = None,
-        path: str | None = None,
-        expires: float | None = None,
-        http_only: bool = False,
-        secure: bool = False,
-        same_site: str | None = None,
         all: bool = False,
         file: str | None = None,
         timeout_ms: float | None = None,
+        **cookie_fields: Any,
     ) -> StorageResult:
         """Read or change this page's cookies, localStorage or sessionStorage.
 
         ``action`` get, set, delete or clear; ``kind`` cookies, local or session.
         Cookies default to those of the page's URL (``all=True``: every cookie of the
-        browser); ``domain``/``url``, ``path``, ``expires`` (Unix seconds),
-        ``http_only``, ``secure`` and ``same_site`` describe a cookie to set. ``save_state``
-        and ``load_state`` write or read a storage state ``file`` for the whole session
-        (see ``BrowserSession.save_storage_state``).
+        browser). The cookie is a :class:`~tabwarden.diagnostics.storage.CookieSpec`
+        (``cookie``) or its fields as keyword arguments (they win over the model's):
+        ``name`` and ``value`` (a storage entry's key and value too), and for cookies
+        ``domain``/``url``, ``path``, ``expires`` (Unix seconds), ``http_only``,
+        ``secure`` and ``same_site``. ``save_state`` and ``load_state`` write or read a
+        storage state ``file`` for the whole session (see
+        ``BrowserSession.save_storage_state``).
         """
         storage.check_request(action, kind)
+        cookie = storage.cookie_spec(cookie, cookie_fields)
         if action == "save_state":
             return await self._browser.save_storage_state(file, timeout_ms=timeout_ms)
         if action == "load_state":
             return await self._browser.load_storage_state(file or "", timeout_ms=timeout_ms)
         async with self._browser._operation(timeout_ms, "action", self, on_dialog="end") as budget:
             await self._ready_session(budget)
-            return await storage.run(
-                self,
-                budget,
-                action=action,
-                kind=kind,
-                name=name,
-                value=value,
-                domain=domain,
-                url=url,
-                path=path,
-                expires=expires,
-                http_only=http_only,
-                secure=secure,
-                same_site=same_site,
-                all=all,
-            )
+            return await storage.run(self, budget, action=action, kind=kind, cookie=cookie, all=all)
 
     # ---- files: PDF and recording (diagnostics/pdf.py, recording.py) -----------------
 
