@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import ast
 import inspect
 
 import pytest
 
 import tabwarden
 import tabwarden.metrics
+from tabwarden.diagnostics.emulation import EmulationChange
+from tabwarden.diagnostics.storage import CookieSpec
+from tabwarden.tools import browser, diagnostics, files, state
 from tabwarden.tools.catalog import TOOLS
 from tabwarden.tools.registry import schema, select_tools
 
@@ -62,8 +66,11 @@ API = {
 RESHAPED = {
     ("browser_tabs", "action"): "tabs are listed by tab_infos() and opened by new_tab()",
     ("browser_tabs", "url"): "new_tab(url)",
-    ("browser_cdp", "tab_id"): "the API calls it target_id",
+    ("browser_cdp", "tab_id"): "the API calls it target_id (it takes a CDP target id too)",
 }
+# Parameter sets written once, as a model the tool is built on: the API takes the model
+# or its fields as keyword arguments.
+SHARED = (EmulationChange, CookieSpec)
 
 
 def test_every_tool_has_an_api_twin():
@@ -72,13 +79,53 @@ def test_every_tool_has_an_api_twin():
 
 @pytest.mark.parametrize("spec", TOOLS, ids=lambda s: s.name)
 def test_the_api_takes_the_tools_parameters(spec):
-    accepted = set(inspect.signature(API[spec.name]).parameters)
+    parameters = inspect.signature(API[spec.name]).parameters
+    accepted = set(parameters)
+    for model in SHARED:
+        if issubclass(spec.params, model):
+            assert any(model.__name__ in str(p.annotation) for p in parameters.values())
+            assert any(p.kind is p.VAR_KEYWORD for p in parameters.values())
+            accepted |= set(model.model_fields)
     for name in spec.params.model_fields:
         if name == "tab_id" and spec.name != "browser_switch_tab":
             continue
         if (spec.name, name) in RESHAPED:
             continue
         assert name in accepted, f"{API[spec.name].__qualname__} lacks {name} ({spec.name})"
+
+
+def test_handlers_hand_each_parameter_on_under_its_own_name():
+    """``tab.fill(p.ref, p.value, timeout_ms=p.timeout_ms)``: a parameter reaches the API
+    as the parameter of the same name, by position or by keyword, never renamed."""
+    receivers = {"tab": tabwarden.Tab, "session": tabwarden.BrowserSession}
+    tool_of = {function: tool for tool, function in API.items()}
+    checked = 0
+    for module in (browser, diagnostics, files, state):
+        for call in ast.walk(ast.parse(inspect.getsource(module))):
+            if not (
+                isinstance(call, ast.Call)
+                and isinstance(call.func, ast.Attribute)
+                and isinstance(call.func.value, ast.Name)
+                and call.func.value.id in receivers
+            ):
+                continue
+            method = getattr(receivers[call.func.value.id], call.func.attr)
+            names = [n for n in inspect.signature(method).parameters if n != "self"]
+            passed = [(names[i], arg) for i, arg in enumerate(call.args)]
+            passed += [(k.arg, k.value) for k in call.keywords]
+            for name, value in passed:
+                used = {
+                    node.attr
+                    for node in ast.walk(value)
+                    if isinstance(node, ast.Attribute)
+                    and isinstance(node.value, ast.Name)
+                    and node.value.id == "p"
+                }
+                renamed = {u for u in used if u != name}
+                renamed -= {u for u in renamed if (tool_of.get(method), u) in RESHAPED}
+                assert not renamed, f"{method.__qualname__}({name}=p.{renamed.pop()})"
+                checked += len(used)
+    assert checked > 100  # the walk saw the handlers' calls
 
 
 def test_sync_api_has_the_same_methods():

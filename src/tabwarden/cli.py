@@ -80,6 +80,7 @@ from .tools import registry
 from .tools.catalog import TOOLS
 from .tools.spec import (
     CommandLineKind,
+    FlagAlias,
     ToolSpec,
     command_line_kind,
     command_line_positionals,
@@ -535,8 +536,6 @@ def daemon_stop(
 
 _TOOLS_PANEL = "Browser tools"
 _COMMON_PANEL = "Common options"
-_PATH_FIELDS = frozenset({"paths"})
-"""Lists of local files: made absolute here, since the daemon may run elsewhere."""
 _GRACE_S = 30.0
 """More than the call's own deadline: starting the daemon and, on first use, the browser."""
 _DEFAULT_WAIT_S = 180.0
@@ -546,7 +545,6 @@ _CLIENT_KWARGS = (
     "cli_timeout_ms",
     "cli_out",
     "cli_secrets",
-    "cli_allow_attach",
 )
 
 
@@ -579,7 +577,7 @@ def command_name(spec: ToolSpec) -> str:
 
 def _plan(spec: ToolSpec) -> list[_Param]:
     params: list[_Param] = []
-    positionals = command_line_positionals(spec.params)
+    positionals = command_line_positionals(spec)
     for name, field in spec.params.model_fields.items():
         kind, base = command_line_kind(field)
         required = field.is_required()
@@ -712,23 +710,19 @@ def _common_parameters(spec: ToolSpec, plan: list[_Param]) -> list[inspect.Param
             ],
         )
     )
-    if spec.name == "browser_attach":
+    for alias in spec.cli.flag_aliases:
         common.append(
             inspect.Parameter(
-                "cli_allow_attach",
+                _alias_kwarg(alias),
                 keyword,
                 default=False,
                 annotation=Annotated[
                     bool,
-                    typer.Option(
-                        "--allow-attach",
-                        help="The user consents to this attach (the same as --consent).",
-                        rich_help_panel=_COMMON_PANEL,
-                    ),
+                    typer.Option(alias.option, help=alias.help, rich_help_panel=_COMMON_PANEL),
                 ],
             )
         )
-    if spec.name == "browser_screenshot":
+    if spec.images:
         common.append(
             inspect.Parameter(
                 "cli_out",
@@ -749,9 +743,15 @@ def _common_parameters(spec: ToolSpec, plan: list[_Param]) -> list[inspect.Param
     return common
 
 
+def _alias_kwarg(alias: FlagAlias) -> str:
+    """The command's keyword for a flag alias: ``--allow-attach`` → ``cli_allow_attach``."""
+    return "cli_" + alias.option.removeprefix("--").replace("-", "_")
+
+
 def _tool_command(spec: ToolSpec) -> Callable[..., None]:
     plan = _plan(spec)
-    clash = {p.name for p in plan} & set(_CLIENT_KWARGS)
+    own = {*_CLIENT_KWARGS, *(_alias_kwarg(alias) for alias in spec.cli.flag_aliases)}
+    clash = {p.name for p in plan} & own
     assert not clash, f"{spec.name} has parameters named like the CLI's own: {clash}"
 
     def command(**values: Any) -> None:
@@ -780,8 +780,9 @@ def _run_tool(spec: ToolSpec, plan: list[_Param], values: dict[str, Any]) -> Non
     out: Path | None = values.pop("cli_out", None)
     wait_ms: float | None = values.pop("cli_timeout_ms", None)
     secrets: Path | None = values.pop("cli_secrets", None)
-    if values.pop("cli_allow_attach", False):
-        values["consent"] = True
+    for alias in spec.cli.flag_aliases:
+        if values.pop(_alias_kwarg(alias), False):
+            values[alias.parameter] = True
     arguments = _arguments(spec, plan, values)
     wait_ms = arguments.get("timeout_ms", wait_ms)
     if wait_ms is not None and not wait_ms > 0:
@@ -820,7 +821,7 @@ def _arguments(spec: ToolSpec, plan: list[_Param], values: dict[str, Any]) -> di
             continue
         if param.kind == "list":
             value = list(value)
-            if param.name in _PATH_FIELDS:
+            if param.name in spec.cli.local_paths:
                 value = [str(Path(v).expanduser().resolve()) for v in value]
         elif param.kind == "json":
             try:

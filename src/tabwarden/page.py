@@ -11,8 +11,8 @@ session, a target or a frame belongs to.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Sequence
-from typing import NamedTuple, Protocol, TypeVar
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 from .budget import Budget
 from .cdp.session import CDPSession
@@ -24,9 +24,26 @@ from .snapshot.model import SnapshotNode
 from .snapshot.refs import RefTable
 from .supervisor.dialogs import PendingDialog
 
-__all__ = ["Page", "PageLookup", "PageView"]
+__all__ = ["Page", "PageLookup", "PageView", "engine_side", "is_engine_side"]
 
 T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
+
+_ENGINE_SIDE = "__tabwarden_engine_side__"
+
+
+def engine_side(member: F) -> F:
+    """Mark a public member that the layers below call (the ``Page`` side of a tab, the
+    session's edge of a call), not part of the user's API: the generated sync API
+    leaves it out. Under ``@property``, mark the getter."""
+    setattr(member, _ENGINE_SIDE, True)
+    return member
+
+
+def is_engine_side(member: object) -> bool:
+    """Whether ``member`` (a function, or a property by its getter) is marked."""
+    target = member.fget if isinstance(member, property) else member
+    return bool(getattr(target, _ENGINE_SIDE, False))
 
 
 class PageView(NamedTuple):

@@ -45,7 +45,7 @@ from .errors import (
 from .interrupts import OnDialog
 from .metrics import Metrics
 from .navigation import NavigationResult, check_wait_until, normalize_url
-from .page import Page
+from .page import Page, engine_side
 from .relaunch import BrowserLoss, LostTab, Relaunch
 from .safety.guard import PolicyDecision
 from .safety.paths import WorkspacePaths
@@ -397,76 +397,35 @@ class BrowserSession:
 
     async def emulate(
         self,
-        device: str | None = None,
+        change: emulation.EmulationChange | str | None = None,
         *,
-        width: int | None = None,
-        height: int | None = None,
-        device_scale_factor: float | None = None,
-        mobile: bool | None = None,
-        touch: bool | None = None,
-        user_agent: str | None = None,
-        platform: str | None = None,
-        accept_language: str | None = None,
-        locale: str | None = None,
-        timezone: str | None = None,
-        latitude: float | None = None,
-        longitude: float | None = None,
-        accuracy: float | None = None,
-        color_scheme: str | None = None,
-        reduced_motion: str | None = None,
-        offline: bool | None = None,
-        network: str | None = None,
-        latency_ms: float | None = None,
-        download_kbps: float | None = None,
-        upload_kbps: float | None = None,
-        cpu_throttling: float | None = None,
-        reset: bool = False,
         timeout_ms: float | None = None,
+        **settings: Any,
     ) -> EmulationResult:
         """Emulate a device, user agent, locale, timezone, place, media, network or CPU in
         every tab: open ones now, new tabs, popups and iframes from their start.
 
-        Only what is given changes (None keeps a setting); ``reset=True`` first returns
-        everything to the browser's own. ``device`` is a preset (``iphone-15``,
-        ``pixel-8``, ``desktop-1080p``… see ``emulation.DEVICES``); ``network`` a preset
-        (``slow-3g``, ``fast-3g``, ``4g``), ``none``, or custom via ``latency_ms``,
-        ``download_kbps``, ``upload_kbps``; ``cpu_throttling`` a slowdown factor.
-        ``color_scheme``/``reduced_motion`` take ``default`` and text settings ``""``
-        to stop emulating them. With nothing given it returns the current state.
+        The settings are those of :class:`~tabwarden.diagnostics.emulation.EmulationChange`,
+        given as that model (``change``) or as keyword arguments (``width=400``; they win
+        over the model's); a first argument that is text names a device preset
+        (``emulate("pixel-8")``). Only what is given changes (None keeps a setting);
+        ``reset=True`` first returns everything to the browser's own. ``device`` is a
+        preset (``iphone-15``, ``pixel-8``, ``desktop-1080p``… see ``emulation.DEVICES``);
+        ``network`` a preset (``slow-3g``, ``fast-3g``, ``4g``), ``none``, or custom via
+        ``latency_ms``, ``download_kbps``, ``upload_kbps``; ``cpu_throttling`` a slowdown
+        factor. ``color_scheme``/``reduced_motion`` take ``default`` and text settings
+        ``""`` to stop emulating them. With nothing given it returns the current state.
         ``platform`` (navigator.platform) reaches the pages open now and each new tab's
         first page; Chromium may drop it on a later same-site navigation.
         """
+        asked = emulation.emulation_change(change, settings)
         async with self.operation(timeout_ms, "action") as budget:
             services = self._services
             if not services.user_agent:
                 version = await self._browser_cdp().send("Browser.getVersion", budget=budget)
                 services.user_agent = version.get("userAgent", "")
             new = emulation.updated(
-                services.emulation,
-                browser_user_agent=services.user_agent,
-                device=device,
-                width=width,
-                height=height,
-                device_scale_factor=device_scale_factor,
-                mobile=mobile,
-                touch=touch,
-                user_agent=user_agent,
-                platform=platform,
-                accept_language=accept_language,
-                locale=locale,
-                timezone=timezone,
-                latitude=latitude,
-                longitude=longitude,
-                accuracy=accuracy,
-                color_scheme=color_scheme,
-                reduced_motion=reduced_motion,
-                offline=offline,
-                network=network,
-                latency_ms=latency_ms,
-                download_kbps=download_kbps,
-                upload_kbps=upload_kbps,
-                cpu_throttling=cpu_throttling,
-                reset=reset,
+                services.emulation, asked, browser_user_agent=services.user_agent
             )
             if new == services.emulation:
                 return EmulationResult(new)
@@ -644,6 +603,7 @@ class BrowserSession:
         """A Budget for one call: ``timeout_ms`` or the configured default for ``kind``."""
         return self._services.budget(timeout_ms, kind)
 
+    @engine_side
     @contextlib.asynccontextmanager
     async def operation(
         self,
@@ -707,6 +667,7 @@ class BrowserSession:
     def _browser_cdp(self) -> CDPSession:
         return CDPSession(self.connection, None)
 
+    @engine_side
     def setup_commands(self, *, top_level: bool = True) -> list[tuple[str, dict[str, Any]]]:
         """Commands every page (``top_level``) and frame session runs while it is set up
         (paused)."""
@@ -824,7 +785,7 @@ class BrowserSession:
             "Target.createTarget", {"url": "about:blank"}, budget=budget
         )
         tab = self._registry.register(reply["targetId"], {"url": "about:blank"})
-        tab.created_here = True
+        tab.mark_created_here()
         self._services.front = tab.target_id
         await tab.ready_session(budget)
         return tab
@@ -837,7 +798,7 @@ class BrowserSession:
             "Target.createTarget", {"url": "about:blank", "background": True}, budget=budget
         )
         tab = self._registry.register(reply["targetId"], {"url": "about:blank"})
-        tab.created_here = True
+        tab.mark_created_here()
         await tab.ready_session(budget)
         return tab
 

@@ -26,6 +26,7 @@ from .budget import Budget
 from .cdp.connection import CDPConnection
 from .config import Config
 from .content import ImageList, PageContent
+from .diagnostics import emulation, storage
 from .diagnostics.console import ConsoleReport
 from .diagnostics.downloads import Download, DownloadList
 from .diagnostics.emulation import EmulationResult, EmulationState
@@ -46,12 +47,14 @@ from .safety.paths import WorkspacePaths
 from .safety.redaction import Redactor
 from .safety.url_policy import Verdict
 from .screenshot import Screenshot
+from .services import SessionServices
 from .session import BrowserSession as AsyncBrowserSession
 from .snapshot import Snapshot
 from .snapshot.refs import RefTable
 from .snapshot.render import DEFAULT_MAX_CHARS
 from .supervisor.dialogs import ClosedDialog, PendingDialog
-from .supervisor.supervisor import Supervisor, SupervisorState
+from .supervisor.state import SupervisorState
+from .supervisor.supervisor import Supervisor
 from .sync_runtime import (
     Facade,
     adopt,
@@ -64,7 +67,7 @@ from .sync_runtime import (
     wrap_optional,
 )
 from .tab import Tab as AsyncTab
-from .tab import TabInfo
+from .tab import TabHost, TabInfo
 
 __all__ = ["BrowserSession", "SessionManager", "Tab", "attach", "launch", "run"]
 
@@ -72,8 +75,15 @@ __all__ = ["BrowserSession", "SessionManager", "Tab", "attach", "launch", "run"]
 class Tab(Facade[AsyncTab]):
     """A page in a browser session. Create tabs with ``BrowserSession.new_tab``."""
 
-    def __init__(self, browser: BrowserSession, tab_id: str, target_id: str) -> None:
-        adopt(self, AsyncTab(unwrap(browser), tab_id, target_id))
+    def __init__(
+        self,
+        host: TabHost,
+        services: SessionServices,
+        supervisor: Supervisor,
+        tab_id: str,
+        target_id: str,
+    ) -> None:
+        adopt(self, AsyncTab(host, services, supervisor, tab_id, target_id))
 
     @property
     def closed(self) -> bool:
@@ -541,43 +551,32 @@ class Tab(Facade[AsyncTab]):
         self,
         action: str = "get",
         kind: str = "cookies",
+        cookie: storage.CookieSpec | None = None,
         *,
-        name: str | None = None,
-        value: str | None = None,
-        domain: str | None = None,
-        url: str | None = None,
-        path: str | None = None,
-        expires: float | None = None,
-        http_only: bool = False,
-        secure: bool = False,
-        same_site: str | None = None,
         all: bool = False,
         file: str | None = None,
         timeout_ms: float | None = None,
+        **cookie_fields: Any,
     ) -> StorageResult:
         """Read or change this page's cookies, localStorage or sessionStorage.
 
         ``action`` get, set, delete or clear; ``kind`` cookies, local or session.
         Cookies default to those of the page's URL (``all=True``: every cookie of the
-        browser); ``domain``/``url``, ``path``, ``expires`` (Unix seconds),
-        ``http_only``, ``secure`` and ``same_site`` describe a cookie to set. ``save_state``
-        and ``load_state`` write or read a storage state ``file`` for the whole session
-        (see ``BrowserSession.save_storage_state``)."""
+        browser). The cookie is a :class:`~tabwarden.diagnostics.storage.CookieSpec`
+        (``cookie``) or its fields as keyword arguments (they win over the model's):
+        ``name`` and ``value`` (a storage entry's key and value too), and for cookies
+        ``domain``/``url``, ``path``, ``expires`` (Unix seconds), ``http_only``,
+        ``secure`` and ``same_site``. ``save_state`` and ``load_state`` write or read a
+        storage state ``file`` for the whole session (see
+        ``BrowserSession.save_storage_state``)."""
         coroutine = unwrap(self).storage(
             action,
             kind,
-            name=name,
-            value=value,
-            domain=domain,
-            url=url,
-            path=path,
-            expires=expires,
-            http_only=http_only,
-            secure=secure,
-            same_site=same_site,
+            cookie,
             all=all,
             file=file,
             timeout_ms=timeout_ms,
+            **cookie_fields,
         )
         return run(coroutine)
 
@@ -821,71 +820,27 @@ class BrowserSession(Facade[AsyncBrowserSession]):
 
     def emulate(
         self,
-        device: str | None = None,
+        change: emulation.EmulationChange | str | None = None,
         *,
-        width: int | None = None,
-        height: int | None = None,
-        device_scale_factor: float | None = None,
-        mobile: bool | None = None,
-        touch: bool | None = None,
-        user_agent: str | None = None,
-        platform: str | None = None,
-        accept_language: str | None = None,
-        locale: str | None = None,
-        timezone: str | None = None,
-        latitude: float | None = None,
-        longitude: float | None = None,
-        accuracy: float | None = None,
-        color_scheme: str | None = None,
-        reduced_motion: str | None = None,
-        offline: bool | None = None,
-        network: str | None = None,
-        latency_ms: float | None = None,
-        download_kbps: float | None = None,
-        upload_kbps: float | None = None,
-        cpu_throttling: float | None = None,
-        reset: bool = False,
         timeout_ms: float | None = None,
+        **settings: Any,
     ) -> EmulationResult:
         """Emulate a device, user agent, locale, timezone, place, media, network or CPU in
         every tab: open ones now, new tabs, popups and iframes from their start.
 
-        Only what is given changes (None keeps a setting); ``reset=True`` first returns
-        everything to the browser's own. ``device`` is a preset (``iphone-15``,
-        ``pixel-8``, ``desktop-1080p``… see ``emulation.DEVICES``); ``network`` a preset
-        (``slow-3g``, ``fast-3g``, ``4g``), ``none``, or custom via ``latency_ms``,
-        ``download_kbps``, ``upload_kbps``; ``cpu_throttling`` a slowdown factor.
-        ``color_scheme``/``reduced_motion`` take ``default`` and text settings ``""``
-        to stop emulating them. With nothing given it returns the current state.
+        The settings are those of :class:`~tabwarden.diagnostics.emulation.EmulationChange`,
+        given as that model (``change``) or as keyword arguments (``width=400``; they win
+        over the model's); a first argument that is text names a device preset
+        (``emulate("pixel-8")``). Only what is given changes (None keeps a setting);
+        ``reset=True`` first returns everything to the browser's own. ``device`` is a
+        preset (``iphone-15``, ``pixel-8``, ``desktop-1080p``… see ``emulation.DEVICES``);
+        ``network`` a preset (``slow-3g``, ``fast-3g``, ``4g``), ``none``, or custom via
+        ``latency_ms``, ``download_kbps``, ``upload_kbps``; ``cpu_throttling`` a slowdown
+        factor. ``color_scheme``/``reduced_motion`` take ``default`` and text settings
+        ``""`` to stop emulating them. With nothing given it returns the current state.
         ``platform`` (navigator.platform) reaches the pages open now and each new tab's
         first page; Chromium may drop it on a later same-site navigation."""
-        coroutine = unwrap(self).emulate(
-            device,
-            width=width,
-            height=height,
-            device_scale_factor=device_scale_factor,
-            mobile=mobile,
-            touch=touch,
-            user_agent=user_agent,
-            platform=platform,
-            accept_language=accept_language,
-            locale=locale,
-            timezone=timezone,
-            latitude=latitude,
-            longitude=longitude,
-            accuracy=accuracy,
-            color_scheme=color_scheme,
-            reduced_motion=reduced_motion,
-            offline=offline,
-            network=network,
-            latency_ms=latency_ms,
-            download_kbps=download_kbps,
-            upload_kbps=upload_kbps,
-            cpu_throttling=cpu_throttling,
-            reset=reset,
-            timeout_ms=timeout_ms,
-        )
-        return run(coroutine)
+        return run(unwrap(self).emulate(change, timeout_ms=timeout_ms, **settings))
 
     def emulation_state(self) -> EmulationState:
         """What this session emulates now, for every tab (never waits)."""
@@ -961,11 +916,6 @@ class BrowserSession(Facade[AsyncBrowserSession]):
         name there (or a path inside the workspace); default: a time-stamped name. The
         file holds logins: it is written readable by its owner only."""
         return run(unwrap(self).save_storage_state(file, timeout_ms=timeout_ms))
-
-    def setup_commands(self, *, top_level: bool = True) -> list[tuple[str, dict[str, Any]]]:
-        """Commands every page (``top_level``) and frame session runs while it is set up
-        (paused)."""
-        return unwrap(self).setup_commands(top_level=top_level)
 
     def start(self, *, timeout_ms: float | None = None) -> BrowserSession:
         """Launch or attach the browser (idempotent)."""

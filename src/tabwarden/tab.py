@@ -47,7 +47,7 @@ from .errors import (
 from .frames import AUTO_ATTACH_IFRAMES, FrameRegistry, FrameTracker
 from .interrupts import OnDialog, PageCalls
 from .navigation import NavigationResult, WaitUntil, check_wait_until, normalize_url
-from .page import PageView
+from .page import PageView, engine_side
 from .relaunch import Relaunch
 from .safety.raw_cdp import route_to_frame, send_raw
 from .safety.reserved import check_raw_method
@@ -149,8 +149,7 @@ class Tab:
         self._setup_error = ""
         self.navigated = False
         """True once anything loaded in this tab beyond its first blank page."""
-        self.created_here = False
-        """This session opened the tab (on an attached browser, it closes only those)."""
+        self._created_here = False
         self._detached = False
         self._frames: FrameTracker | None = None
         self.refs = RefTable()
@@ -191,6 +190,7 @@ class Tab:
         return self._closed_reason is not None
 
     @property
+    @engine_side
     def crashed(self) -> bool:
         """The page's renderer crashed; only a load brings a new one."""
         return self._crashed
@@ -209,30 +209,36 @@ class Tab:
         return self._tracker().registry
 
     @property
+    @engine_side
     def attached_frames(self) -> FrameRegistry | None:
         """The frames, or None while the tab has no session (never raises)."""
         return self._frames.registry if self._frames is not None else None
 
     @property
+    @engine_side
     def session(self) -> CDPSession | None:
         """The tab's own CDP session now (None while detached)."""
         return self._session
 
     @property
+    @engine_side
     def object_group(self) -> str:
         """The remote-object group of the running action."""
         return self._runner.object_group
 
     @property
+    @engine_side
     def calls(self) -> PageCalls:
         return self._calls
 
     @property
+    @engine_side
     def setup_error(self) -> str:
         """What failed while the tab's session was set up ("" when nothing did)."""
         return self._setup_error
 
     @property
+    @engine_side
     def last_view(self) -> Sequence[str]:
         return self._reader.last_view
 
@@ -274,6 +280,7 @@ class Tab:
         async with self._call(timeout_ms, "navigation", on_dialog="go_on") as budget:
             return await self._navigator.load(target_url, stage, budget)
 
+    @engine_side
     async def load(self, url: str, stage: WaitUntil, budget: Budget) -> NavigationResult:
         """Load ``url`` (normalised) within a budget the caller's call already holds (a
         new tab opened for it)."""
@@ -767,52 +774,35 @@ class Tab:
         self,
         action: str = "get",
         kind: str = "cookies",
+        cookie: storage.CookieSpec | None = None,
         *,
-        name: str | None = None,
-        value: str | None = None,
-        domain: str | None = None,
-        url: str | None = None,
-        path: str | None = None,
-        expires: float | None = None,
-        http_only: bool = False,
-        secure: bool = False,
-        same_site: str | None = None,
         all: bool = False,
         file: str | None = None,
         timeout_ms: float | None = None,
+        **cookie_fields: Any,
     ) -> StorageResult:
         """Read or change this page's cookies, localStorage or sessionStorage.
 
         ``action`` get, set, delete or clear; ``kind`` cookies, local or session.
         Cookies default to those of the page's URL (``all=True``: every cookie of the
-        browser); ``domain``/``url``, ``path``, ``expires`` (Unix seconds),
-        ``http_only``, ``secure`` and ``same_site`` describe a cookie to set. ``save_state``
-        and ``load_state`` write or read a storage state ``file`` for the whole session
-        (see ``BrowserSession.save_storage_state``).
+        browser). The cookie is a :class:`~tabwarden.diagnostics.storage.CookieSpec`
+        (``cookie``) or its fields as keyword arguments (they win over the model's):
+        ``name`` and ``value`` (a storage entry's key and value too), and for cookies
+        ``domain``/``url``, ``path``, ``expires`` (Unix seconds), ``http_only``,
+        ``secure`` and ``same_site``. ``save_state`` and ``load_state`` write or read a
+        storage state ``file`` for the whole session (see
+        ``BrowserSession.save_storage_state``).
         """
         storage.check_request(action, kind)
+        cookie = storage.cookie_spec(cookie, cookie_fields)
         if action == "save_state":
             return await self._host.save_storage_state(file, timeout_ms=timeout_ms)
         if action == "load_state":
             return await self._host.load_storage_state(file or "", timeout_ms=timeout_ms)
         async with self._call(timeout_ms, "action", on_dialog="end") as budget:
-            await self.ready_session(budget)
+            browser = self._services.browser_cdp()
             return await storage.run(
-                self,
-                self._services.browser_cdp(),
-                budget,
-                action=action,
-                kind=kind,
-                name=name,
-                value=value,
-                domain=domain,
-                url=url,
-                path=path,
-                expires=expires,
-                http_only=http_only,
-                secure=secure,
-                same_site=same_site,
-                all=all,
+                self, browser, budget, action=action, kind=kind, cookie=cookie, all=all
             )
 
     # ---- files: PDF and recording (diagnostics/pdf.py, recording.py) -----------------
@@ -976,6 +966,7 @@ class Tab:
 
     # ---- the Page protocol: what actions, supervisor and logs use -------------------
 
+    @engine_side
     async def ready_session(self, budget: Budget) -> CDPSession:
         """The tab's session once it is set up (attached again if it detached)."""
         if self._closed_reason is not None:
@@ -990,6 +981,7 @@ class Tab:
         assert self._session is not None
         return self._session
 
+    @engine_side
     async def until_dialog(self, work: Awaitable[T]) -> tuple[bool, T | None]:
         """Run ``work`` unless a dialog that waits for an answer opens first.
 
@@ -1012,12 +1004,14 @@ class Tab:
                 task.exception()
         return False, None
 
+    @engine_side
     async def read_view(self, budget: Budget) -> PageView:
         """Read the interactive view now (a receipt's diff, a screenshot's marks)."""
         await self.ready_session(budget)
         capture = await self._reader.read(self._tracker(), budget)
         return PageView(capture.root, capture.lines)
 
+    @engine_side
     async def refresh_info(self, budget: Budget) -> None:
         """URL and title from the browser's target info (never waits on the page)."""
         try:
@@ -1029,23 +1023,28 @@ class Tab:
             # Best effort: the caller's own commands report a page that does not answer.
             logger.debug("reading the target info of tab %s failed: %s", self.id, exc)
 
+    @engine_side
     def saw_title(self, title: str) -> None:
         """The page's own title, read just now (the browser's copy can lag)."""
         self._title = title
 
+    @engine_side
     def network_idle(self) -> bool:
         loader = self.frames.loader_of(self.target_id) or ""
         return "networkIdle" in self._lifecycle.get(loader, set())
 
+    @engine_side
     def halted(self) -> bool:
         """The page cannot run script now: its renderer crashed, or a dialog waits."""
         return self._crashed or bool(self.pending_dialogs)
 
+    @engine_side
     def check_no_dialog(self) -> None:
         pending = self.pending_dialogs
         if pending:
             raise self.blocked_by(pending[0])
 
+    @engine_side
     def blocked_by(self, dialog: PendingDialog, *, opened_now: bool = False) -> DialogBlocking:
         when = " (it opened while this call was running)" if opened_now else ""
         return DialogBlocking(
@@ -1054,6 +1053,7 @@ class Tab:
             hint=f"answer it first: {dialog.answer_call()}",
         )
 
+    @engine_side
     def dialog_opened(self, dialog: PendingDialog) -> None:
         """Called by the supervisor: wake whatever waits on this tab's page — calls that
         report a dialog stop their work, the others end with ``DialogBlocking``."""
@@ -1061,6 +1061,7 @@ class Tab:
         opened.set_result(None)
         self._calls.dialog_opened(lambda: self.blocked_by(dialog, opened_now=True))
 
+    @engine_side
     def closed_error(self) -> TabClosed:
         return TabClosed(f"tab {self.id} is closed: {self._closed_reason}")
 
@@ -1070,6 +1071,17 @@ class Tab:
 
     # ---- life: called by the session's tab registry ---------------------------------
 
+    @property
+    @engine_side
+    def created_here(self) -> bool:
+        """This session opened the tab (on an attached browser, it closes only those)."""
+        return self._created_here
+
+    @engine_side
+    def mark_created_here(self) -> None:
+        self._created_here = True
+
+    @engine_side
     def update_info(self, info: dict[str, Any]) -> None:
         """The browser's target info changed (URL, title, opener)."""
         self._url = info.get("url", self._url)
@@ -1079,6 +1091,7 @@ class Tab:
         if self._url not in ("", "about:blank"):
             self.navigated = True
 
+    @engine_side
     def bind(self, session: CDPSession, waiting_for_debugger: bool) -> Coroutine[Any, Any, None]:
         """Attach this tab to its CDP session and set it up (returns the set-up)."""
         self._session = session
@@ -1101,6 +1114,7 @@ class Tab:
         session.subscribe("Inspector.targetReloadedAfterCrash", self._on_recovered)
         return self._setup(session, waiting_for_debugger)
 
+    @engine_side
     def unbind(self) -> None:
         """The tab's CDP session detached; the next call attaches a new one."""
         if self._session is not None and self._session.session_id is not None:
@@ -1113,6 +1127,7 @@ class Tab:
         if self._ready.done():
             self._ready = asyncio.get_running_loop().create_future()
 
+    @engine_side
     def mark_closed(self, reason: str) -> None:
         """The tab went away (closed, or its browser did): every later call says why."""
         if self._closed_reason is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tabwarden.budget import Budget
-from tabwarden.diagnostics.emulation import DEVICES, EmulationState
+from tabwarden.diagnostics.emulation import DEVICES, EmulationChange, EmulationState
 from tabwarden.errors import InvalidArgument
 
 PAGE = "/state_emulation.html"
@@ -221,6 +221,23 @@ async def test_unknown_device_network_and_timezone_are_clear_bounded_errors(brow
     with pytest.raises(InvalidArgument):
         await browser.emulate(locale="not a locale")
     assert browser.emulation_state().is_default  # a refused call changes nothing
+
+
+async def test_emulate_takes_a_change_model_or_its_settings(browser):
+    change = EmulationChange(width=500, timezone="Asia/Tokyo")
+    result = await browser.emulate(change, height=600)  # keywords go on top of the model
+    assert (result.state.width, result.state.height) == (500, 600)
+    assert result.state.timezone == "Asia/Tokyo"
+    with pytest.raises(InvalidArgument) as bounded:
+        await browser.emulate(width=0)
+    assert "width" in bounded.value.message
+    with pytest.raises(InvalidArgument) as unknown:
+        await browser.emulate(colour_scheme="dark")
+    assert "colour_scheme" in unknown.value.message and "color_scheme" in unknown.value.hint
+    with pytest.raises(InvalidArgument) as shape:
+        await browser.emulate({"width": 500})
+    assert "EmulationChange" in shape.value.message
+    assert browser.emulation_state().width == 500  # refused calls changed nothing
 
 
 async def test_nothing_given_returns_the_current_state(browser):

@@ -10,7 +10,7 @@ import time
 import pytest
 
 import tabwarden
-from tabwarden.diagnostics.storage import parse_state
+from tabwarden.diagnostics.storage import CookieSpec, parse_state
 from tabwarden.errors import InvalidArgument, PathNotAllowed
 
 PAGE = "/state_storage.html"
@@ -111,6 +111,19 @@ async def test_a_cookie_the_browser_refuses_is_a_clear_error(browser, server):
     with pytest.raises(InvalidArgument) as nameless:
         await tab.storage("set", "cookies", value="1")
     assert "name" in str(nameless.value)
+
+
+async def test_a_cookie_is_given_as_a_model_or_as_its_fields(browser, server):
+    tab = await browser.new_tab(server.url(PAGE))
+    await tab.storage("clear", "cookies", all=True)
+    cookie = CookieSpec(name="flavour", value="ginger", same_site="strict")
+    stored = await tab.storage("set", "cookies", cookie, http_only=True)
+    assert stored.items[0]["name"] == "flavour"
+    assert stored.items[0]["sameSite"] == "Strict" and stored.items[0]["httpOnly"] is True
+    with pytest.raises(InvalidArgument) as misspelt:
+        await tab.storage("set", "cookies", nmae="x", value="1")
+    assert "nmae" in misspelt.value.message and "name" in misspelt.value.hint
+    assert [c["name"] for c in (await tab.storage("get", "cookies")).items] == ["flavour"]
 
 
 @pytest.mark.parametrize("kind, area", [("local", "local"), ("session", "session")])

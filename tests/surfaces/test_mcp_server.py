@@ -71,6 +71,8 @@ async def test_lists_the_selected_tools_from_the_registry() -> None:
         assert tool.annotations is not None
         assert tool.annotations.read_only_hint is spec.read_only
         assert tool.annotations.destructive_hint is spec.destructive
+        assert tool.annotations.idempotent_hint is (spec.read_only or spec.idempotent)
+        assert tool.annotations.open_world_hint is spec.open_world
     assert "browser_handle_dialog" not in every  # an alias: callable, not listed
 
 

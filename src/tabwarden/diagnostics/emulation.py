@@ -18,10 +18,13 @@ import difflib
 import functools
 import re
 import zoneinfo
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..arguments import model_from
 from ..budget import Budget
 from ..cdp.session import CDPSession
 from ..errors import CDPError, InvalidArgument, TabwardenError
@@ -33,6 +36,7 @@ __all__ = [
     "DEVICES",
     "NETWORK_PRESETS",
     "Device",
+    "EmulationChange",
     "EmulationResult",
     "EmulationState",
     "Geolocation",
@@ -40,6 +44,7 @@ __all__ = [
     "apply",
     "change_notes",
     "commands",
+    "emulation_change",
     "find_device",
     "updated",
     "viewport_command",
@@ -130,6 +135,55 @@ DEVICES: dict[str, Device] = {
         Device("desktop-1440p", 2560, 1440, 1, False, False, None),
     )
 }
+
+
+class EmulationChange(BaseModel):
+    """What an ``emulate`` call changes, the one list of its settings (the tool's
+    parameters too): None leaves a setting as it is; ``reset`` first returns everything
+    to the browser's own."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    device: str | None = Field(None, description=f"Preset: {', '.join(DEVICES)} ('' clears it)")
+    width: int | None = Field(None, ge=1, le=10_000, description="Viewport width, CSS px")
+    height: int | None = Field(None, ge=1, le=10_000, description="Viewport height, CSS px")
+    device_scale_factor: float | None = Field(None, ge=0.1, le=10)
+    mobile: bool | None = None
+    touch: bool | None = None
+    user_agent: str | None = None
+    platform: str | None = Field(
+        None, description="navigator.platform (Chromium may drop it on a same-site navigation)"
+    )
+    accept_language: str | None = Field(None, description="e.g. fr-FR,fr;q=0.9")
+    locale: str | None = Field(None, description="e.g. de-DE (Intl and navigator.language)")
+    timezone: str | None = Field(None, description="IANA name, e.g. Asia/Tokyo")
+    latitude: float | None = Field(None, ge=-90, le=90)
+    longitude: float | None = Field(None, ge=-180, le=180)
+    accuracy: float | None = Field(None, ge=0, description="Geolocation accuracy, metres")
+    color_scheme: Literal["light", "dark", "no-preference", "default"] | None = None
+    reduced_motion: Literal["reduce", "no-preference", "default"] | None = None
+    offline: bool | None = None
+    network: Literal["slow-3g", "fast-3g", "4g", "custom", "none"] | None = Field(
+        None, description="Throttling preset; custom uses latency_ms/download_kbps/upload_kbps"
+    )
+    latency_ms: float | None = Field(None, ge=0)
+    download_kbps: float | None = Field(None, ge=0)
+    upload_kbps: float | None = Field(None, ge=0)
+    cpu_throttling: float | None = Field(
+        None, ge=1, le=20, description="CPU slowdown factor (1 = full speed)"
+    )
+    reset: bool = Field(False, description="First return everything to the browser's own")
+
+
+def emulation_change(
+    change: EmulationChange | str | None, settings: Mapping[str, Any]
+) -> EmulationChange:
+    """The change an ``emulate`` call asks for: a model, a device preset's name, and
+    settings as keyword arguments (these win); a bad value is an InvalidArgument."""
+    if isinstance(change, str):
+        settings = {"device": change, **settings}
+        change = None
+    return model_from(EmulationChange, change, settings, call="emulate")
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,43 +293,19 @@ class EmulationResult:
 
 
 def updated(
-    state: EmulationState,
-    *,
-    browser_user_agent: str,
-    device: str | None = None,
-    width: int | None = None,
-    height: int | None = None,
-    device_scale_factor: float | None = None,
-    mobile: bool | None = None,
-    touch: bool | None = None,
-    user_agent: str | None = None,
-    platform: str | None = None,
-    accept_language: str | None = None,
-    locale: str | None = None,
-    timezone: str | None = None,
-    latitude: float | None = None,
-    longitude: float | None = None,
-    accuracy: float | None = None,
-    color_scheme: str | None = None,
-    reduced_motion: str | None = None,
-    offline: bool | None = None,
-    network: str | None = None,
-    latency_ms: float | None = None,
-    download_kbps: float | None = None,
-    upload_kbps: float | None = None,
-    cpu_throttling: float | None = None,
-    reset: bool = False,
+    state: EmulationState, change: EmulationChange, *, browser_user_agent: str
 ) -> EmulationState:
-    """The state with these changes (validated); None leaves a setting as it is.
+    """The state with this change (validated); None leaves a setting as it is.
 
     ``reset`` starts from the browser's defaults. A device preset sets the viewport,
     pixel ratio, mobile, touch and user agent; explicit values win over it. An empty
     text clears a text setting; ``default`` clears color_scheme or reduced_motion.
+    The model bounds numbers and choices; the checks here need more than a range.
     """
-    new = EmulationState() if reset else state
+    new = EmulationState() if change.reset else state
     changes: dict[str, Any] = {}
-    if device is not None:
-        if device == "":
+    if change.device is not None:
+        if change.device == "":
             changes.update(
                 device=None,
                 width=None,
@@ -287,7 +317,7 @@ def updated(
                 platform=None,
             )
         else:
-            preset = find_device(device)
+            preset = find_device(change.device)
             changes.update(
                 device=preset.name,
                 width=preset.width,
@@ -298,44 +328,29 @@ def updated(
                 user_agent=_resolve_ua(preset.user_agent, browser_user_agent),
                 platform=preset.platform,
             )
-    if width is not None:
-        changes["width"] = _bounded_int("width", width, 1, 10_000) or None
-    if height is not None:
-        changes["height"] = _bounded_int("height", height, 1, 10_000) or None
-    if device_scale_factor is not None:
-        changes["device_scale_factor"] = _bounded(
-            "device_scale_factor", device_scale_factor, 0.1, 10
+    for name in ("width", "height", "device_scale_factor", "mobile", "touch", "offline"):
+        if getattr(change, name) is not None:
+            changes[name] = getattr(change, name)
+    for name in ("user_agent", "platform", "accept_language"):
+        if getattr(change, name) is not None:
+            changes[name] = _text(name, getattr(change, name))
+    if change.locale is not None:
+        changes["locale"] = _locale(change.locale)
+    if change.timezone is not None:
+        changes["timezone"] = _timezone(change.timezone)
+    if change.latitude is not None or change.longitude is not None or change.accuracy is not None:
+        changes["geolocation"] = _geolocation(
+            new.geolocation, change.latitude, change.longitude, change.accuracy
         )
-    if mobile is not None:
-        changes["mobile"] = bool(mobile)
-    if touch is not None:
-        changes["touch"] = bool(touch)
-    for name, value in (
-        ("user_agent", user_agent),
-        ("platform", platform),
-        ("accept_language", accept_language),
-    ):
+    for name in ("color_scheme", "reduced_motion"):
+        value = getattr(change, name)
         if value is not None:
-            changes[name] = _text(name, value)
-    if locale is not None:
-        changes["locale"] = _locale(locale)
-    if timezone is not None:
-        changes["timezone"] = _timezone(timezone)
-    if latitude is not None or longitude is not None or accuracy is not None:
-        changes["geolocation"] = _geolocation(new.geolocation, latitude, longitude, accuracy)
-    if color_scheme is not None:
-        changes["color_scheme"] = _choice(
-            "color_scheme", color_scheme, ("light", "dark", "no-preference")
-        )
-    if reduced_motion is not None:
-        changes["reduced_motion"] = _choice(
-            "reduced_motion", reduced_motion, ("reduce", "no-preference")
-        )
-    if offline is not None:
-        changes["offline"] = bool(offline)
-    changes.update(_network(network, latency_ms, download_kbps, upload_kbps))
-    if cpu_throttling is not None:
-        changes["cpu_throttling"] = _bounded("cpu_throttling", cpu_throttling, 1, 20)
+            changes[name] = None if value == "default" else value
+    changes.update(
+        _network(change.network, change.latency_ms, change.download_kbps, change.upload_kbps)
+    )
+    if change.cpu_throttling is not None:
+        changes["cpu_throttling"] = change.cpu_throttling
     return replace(new, **changes)
 
 
@@ -553,7 +568,7 @@ def _network(
     given = {k: v for k, v in custom.items() if v is not None}
     if network is None and not given:
         return {}
-    if network in ("none", ""):
+    if network == "none":
         if given:
             raise InvalidArgument(
                 "network='none' turns throttling off; it takes no latency or throughput",
@@ -561,13 +576,7 @@ def _network(
             )
         return {"network": None, "latency_ms": 0, "download_kbps": None, "upload_kbps": None}
     if network is not None and network != "custom":
-        profile = NETWORK_PRESETS.get(network)
-        if profile is None:
-            raise InvalidArgument(
-                f"there is no network preset {network!r}",
-                hint=f"use one of {', '.join(NETWORK_PRESETS)}, none, or custom with "
-                "latency_ms, download_kbps and upload_kbps",
-            )
+        profile = NETWORK_PRESETS[network]  # EmulationChange takes only these names
         base = {
             "latency_ms": profile.latency_ms,
             "download_kbps": profile.download_kbps,
@@ -651,28 +660,9 @@ def _text(name: str, value: str) -> str | None:
     return value or None
 
 
-def _choice(name: str, value: str, allowed: tuple[str, ...]) -> str | None:
-    if value == "default":
-        return None
-    if value not in allowed:
-        raise InvalidArgument(
-            f"{name}={value!r} is not a choice",
-            hint=f"use one of {', '.join(allowed)}, or default to stop emulating it",
-        )
-    return value
-
-
 def _bounded(name: str, value: float, low: float, high: float) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
         raise InvalidArgument(f"{name} must be a number, got {value!r}")
     if not low <= value <= high:
         raise InvalidArgument(f"{name}={value} is out of range", hint=f"give {low:g}..{high:g}")
     return float(value)
-
-
-def _bounded_int(name: str, value: int, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidArgument(f"{name} must be a whole number of CSS pixels, got {value!r}")
-    if not low <= value <= high:
-        raise InvalidArgument(f"{name}={value} is out of range", hint=f"give {low}..{high}")
-    return value

@@ -23,12 +23,15 @@ import json
 import logging
 import os
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, get_args
 from urllib.parse import urlsplit
 
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from ..arguments import model_from
 from ..budget import Budget
 from ..cdp.protocol import Event
 from ..cdp.session import CDPSession
@@ -39,12 +42,14 @@ if TYPE_CHECKING:
     from ..services import SessionServices
 
 __all__ = [
+    "CookieSpec",
     "StorageAction",
     "StorageKind",
     "StorageResult",
     "StorageState",
     "check_request",
     "cookie_param",
+    "cookie_spec",
     "load_state",
     "parse_state",
     "run",
@@ -63,6 +68,43 @@ _STATE_HINT = (
     '"expires", "httpOnly", "secure", "sameSite"}], "origins": [{"origin": '
     '"https://example.com", "localStorage": [{"name", "value"}]}]}'
 )
+
+
+class CookieSpec(BaseModel):
+    """A cookie's fields, the one list of them (the storage tool's parameters too): the
+    cookie to set, or what to get or delete by. ``name`` and ``value`` are also a
+    localStorage or sessionStorage entry's key and value."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str | None = Field(None, description="Cookie name or storage key")
+    value: str | None = Field(None, description="Value to set")
+    domain: str | None = Field(None, description="Cookie domain (default: the page's)")
+    url: str | None = Field(None, description="Cookies for this URL instead of the page's")
+    path: str | None = Field(None, description="Cookie path (default /)")
+    expires: float | None = Field(
+        None, description="Cookie expiry, Unix seconds (default: a session cookie)"
+    )
+    # Serialised under Playwright's names, a state file's cookie shape (cookie_param).
+    http_only: bool = Field(False, serialization_alias="httpOnly")
+    secure: bool = False
+    same_site: Literal["Strict", "Lax", "None"] | None = Field(None, serialization_alias="sameSite")
+
+    @field_validator("same_site", mode="before")
+    @classmethod
+    def _any_case(cls, value: Any) -> Any:
+        return value.capitalize() if isinstance(value, str) else value  # lax → Lax
+
+    def playwright(self) -> dict[str, Any]:
+        """This cookie in Playwright's shape (``httpOnly``, ``sameSite``), its own fields
+        only (a model built on this one has more)."""
+        return self.model_dump(by_alias=True, include=set(CookieSpec.model_fields))
+
+
+def cookie_spec(cookie: CookieSpec | None, fields: Mapping[str, Any]) -> CookieSpec:
+    """The cookie a storage call names: a model and fields as keyword arguments (these
+    win); a bad value is an InvalidArgument."""
+    return model_from(CookieSpec, cookie, fields, call="storage")
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,54 +177,28 @@ async def run(
     *,
     action: str,
     kind: str,
-    name: str | None,
-    value: str | None,
-    domain: str | None,
-    url: str | None,
-    path: str | None,
-    expires: float | None,
-    http_only: bool,
-    secure: bool,
-    same_site: str | None,
+    cookie: CookieSpec,
     all: bool,
 ) -> StorageResult:
     """get / set / delete / clear on cookies, localStorage or sessionStorage of ``tab``."""
     check_request(action, kind)
     if kind == "cookies":
-        return await _cookies(
-            tab,
-            browser,
-            budget,
-            action=action,
-            name=name,
-            value=value,
-            domain=domain,
-            url=url,
-            path=path,
-            expires=expires,
-            http_only=http_only,
-            secure=secure,
-            same_site=same_site,
-            all=all,
-        )
-    cookie_only = {
-        "domain": domain,
-        "url": url,
-        "path": path,
-        "expires": expires,
-        "same_site": same_site,
-        "http_only": http_only or None,
-        "secure": secure or None,
-        "all": all or None,
-    }
-    extra = [k for k, v in cookie_only.items() if v is not None]
-    if extra:
+        return await _cookies(tab, browser, budget, action=action, cookie=cookie, all=all)
+    given = {name: getattr(cookie, name) for name in CookieSpec.model_fields}
+    cookie_only = [
+        name
+        for name, value in given.items()
+        if name not in ("name", "value") and value is not None and value is not False
+    ]
+    if all:
+        cookie_only.append("all")
+    if cookie_only:
         raise InvalidArgument(
-            f"{', '.join(extra)} only apply to cookies, not to kind={kind!r}",
+            f"{', '.join(cookie_only)} only apply to cookies, not to kind={kind!r}",
             hint="leave them out, or use kind='cookies'",
         )
     return await _web_storage(
-        tab, budget, action=action, local=kind == "local", name=name, value=value
+        tab, budget, action=action, local=kind == "local", name=cookie.name, value=cookie.value
     )
 
 
@@ -454,84 +470,58 @@ async def _web_storage(
 
 
 async def _cookies(
-    tab: Page,
-    browser: CDPSession,
-    budget: Budget,
-    *,
-    action: str,
-    name: str | None,
-    value: str | None,
-    domain: str | None,
-    url: str | None,
-    path: str | None,
-    expires: float | None,
-    http_only: bool,
-    secure: bool,
-    same_site: str | None,
-    all: bool,
+    tab: Page, browser: CDPSession, budget: Budget, *, action: str, cookie: CookieSpec, all: bool
 ) -> StorageResult:
     if action == "get":
         if all:
             cookies = await _all_cookies(browser, budget)
             scope = "all cookies of the browser"
         else:
-            page = url or _page_url(tab)
+            page = cookie.url or _page_url(tab)
             cookies = await _cookies_for(tab, page, budget)
             scope = page
-        if name is not None:
-            cookies = [c for c in cookies if c["name"] == name]
-        if domain is not None:
-            cookies = [c for c in cookies if c["domain"].lstrip(".") == domain.lstrip(".")]
+        if cookie.name is not None:
+            cookies = [c for c in cookies if c["name"] == cookie.name]
+        if cookie.domain is not None:
+            cookies = [c for c in cookies if c["domain"].lstrip(".") == cookie.domain.lstrip(".")]
         return StorageResult("get", "cookies", scope, tuple(_playwright_cookie(c) for c in cookies))
     if action == "set":
-        if not name or value is None:
+        if not cookie.name or cookie.value is None:
             raise InvalidArgument(
                 "setting a cookie needs a name and a value",
                 hint="e.g. action='set', kind='cookies', name='consent', value='yes'",
             )
-        param = cookie_param(
-            {
-                "name": name,
-                "value": value,
-                "domain": domain,
-                "url": url if url is not None or domain is not None else _page_url(tab),
-                "path": path,
-                "expires": expires,
-                "httpOnly": http_only,
-                "secure": secure,
-                "sameSite": same_site,
-            },
-            where="the cookie",
-        )
+        url = cookie.url if cookie.url is not None or cookie.domain is not None else _page_url(tab)
+        param = cookie_param({**cookie.playwright(), "url": url}, where="the cookie")
         refused = await _set_cookies(browser, [param], budget)
         if refused:
-            raise InvalidArgument(f"the browser refused the cookie {name!r}: {refused[0]}")
+            raise InvalidArgument(f"the browser refused the cookie {cookie.name!r}: {refused[0]}")
         stored = [
             c
             for c in await _all_cookies(browser, budget)
-            if c["name"] == name and c["value"] == value
+            if c["name"] == cookie.name and c["value"] == cookie.value
         ]
         scope = param.get("url") or param.get("domain", "")
         return StorageResult(
             "set", "cookies", scope, tuple(_playwright_cookie(c) for c in stored[:1]), changed=1
         )
     if action == "delete":
-        if not name:
+        if not cookie.name:
             raise InvalidArgument(
                 "deleting a cookie needs its name",
                 hint="give name=…, or use action='clear' to remove the page's cookies",
             )
-        target: dict[str, Any] = {"name": name}
-        if domain is not None:
-            target["domain"] = domain
+        target: dict[str, Any] = {"name": cookie.name}
+        if cookie.domain is not None:
+            target["domain"] = cookie.domain
         else:
-            target["url"] = url or _page_url(tab)
-        if path is not None:
-            target["path"] = path
+            target["url"] = cookie.url or _page_url(tab)
+        if cookie.path is not None:
+            target["path"] = cookie.path
         before = len(await _all_cookies(browser, budget))
         await tab.frames.main_session.send("Network.deleteCookies", target, budget=budget)
         removed = before - len(await _all_cookies(browser, budget))
-        notes = () if removed else (f"no cookie named {name!r} matched",)
+        notes = () if removed else (f"no cookie named {cookie.name!r} matched",)
         scope = target.get("url") or target.get("domain", "")
         return StorageResult("delete", "cookies", scope, changed=removed, notes=notes)
     if action == "clear":
@@ -539,7 +529,7 @@ async def _cookies(
             count = len(await _all_cookies(browser, budget))
             await browser.send("Storage.clearCookies", budget=budget)
             return StorageResult("clear", "cookies", "all cookies of the browser", changed=count)
-        page = url or _page_url(tab)
+        page = cookie.url or _page_url(tab)
         cookies = await _cookies_for(tab, page, budget)
         await asyncio.gather(
             *(

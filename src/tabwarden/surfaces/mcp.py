@@ -117,26 +117,6 @@ _HTTP_STOP_S = 10.0
 _CLOSE_S = 20.0
 """Bound on closing every browser when the server stops."""
 
-# Honest hints beyond the registry's read_only/destructive flags (MCP defaults:
-# idempotent false, open world true). Idempotent: repeating the call with the
-# same arguments changes nothing more. Closed world: the tool only touches this
-# browser's own state, never pages or the network.
-_IDEMPOTENT = frozenset(
-    {
-        "browser_fill",
-        "browser_select",
-        "browser_check",
-        "browser_hover",
-        "browser_switch_tab",
-        "browser_close",
-        "browser_attach",
-        "browser_terminate_script",
-    }
-)
-_CLOSED_WORLD = frozenset(
-    {"browser_metrics", "browser_console", "browser_close", "browser_switch_tab"}
-)
-
 
 @dataclass
 class MCPOptions:
@@ -180,8 +160,8 @@ def tool_definition(spec: ToolSpec) -> types.Tool:
         annotations=types.ToolAnnotations(
             read_only_hint=spec.read_only,
             destructive_hint=spec.destructive,
-            idempotent_hint=spec.read_only or spec.name in _IDEMPOTENT,
-            open_world_hint=spec.name not in _CLOSED_WORLD,
+            idempotent_hint=spec.read_only or spec.idempotent,
+            open_world_hint=spec.open_world,
         ),
     )
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from .. import api
 from ..manager import SessionManager
+from ..page import is_engine_side
 from ..session import BrowserSession
 from ..tab import Tab
 from .attributes import public_attributes
@@ -142,6 +143,8 @@ def _public_members(cls: type) -> tuple[dict[str, property], dict[str, Callable[
         if name.startswith("_"):
             continue
         static = inspect.getattr_static(cls, name)
+        if is_engine_side(static):
+            continue  # the layers below call it; not the user's API
         where = f"{cls.__name__}.{name}"
         if isinstance(static, property):
             if static.fset is not None or static.fdel is not None:

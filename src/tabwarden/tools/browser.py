@@ -11,7 +11,7 @@ from ..actions.receipt import Receipt
 from ..navigation import NavigationResult
 from ..screenshot import MAX_AREA_PX, MAX_SIDE_PX
 from .context import ToolContext
-from .spec import Image, Params, ToolResult, ToolSpec
+from .spec import CommandLine, FlagAlias, Image, Params, ToolResult, ToolSpec
 
 __all__ = ["TOOLS"]
 
@@ -606,6 +606,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Replace the text of an input, textarea or editable element.",
         FillParams,
         fill,
+        idempotent=True,
     ),
     ToolSpec(
         "browser_type",
@@ -621,16 +622,29 @@ TOOLS: tuple[ToolSpec, ...] = (
         PressParams,
         press,
     ),
-    ToolSpec("browser_hover", "core", "Move the pointer over an element.", RefParams, hover),
+    ToolSpec(
+        "browser_hover",
+        "core",
+        "Move the pointer over an element.",
+        RefParams,
+        hover,
+        idempotent=True,
+    ),
     ToolSpec(
         "browser_select",
         "core",
         "Choose options of a <select> by value or label.",
         SelectParams,
         select,
+        idempotent=True,
     ),
     ToolSpec(
-        "browser_check", "core", "Check or uncheck a checkbox, radio or switch.", CheckParams, check
+        "browser_check",
+        "core",
+        "Check or uncheck a checkbox, radio or switch.",
+        CheckParams,
+        check,
+        idempotent=True,
     ),
     ToolSpec(
         "browser_scroll",
@@ -656,6 +670,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "the page stays as it is.",
         PageParams,
         terminate_script,
+        idempotent=True,
     ),
     ToolSpec(
         "browser_dialog",
@@ -665,6 +680,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         DialogParams,
         dialog,
         aliases=("browser_handle_dialog",),
+        cli=CommandLine(positional=("action",)),
     ),
     ToolSpec(
         "browser_screenshot",
@@ -676,6 +692,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         ScreenshotParams,
         screenshot,
         read_only=True,
+        images=True,
     ),
     ToolSpec(
         "browser_get_text",
@@ -691,6 +708,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "List tabs (popups included), or open a new one (action=new).",
         TabsParams,
         tabs,
+        cli=CommandLine(positional=("action",)),
     ),
     ToolSpec(
         "browser_drag",
@@ -706,7 +724,15 @@ TOOLS: tuple[ToolSpec, ...] = (
         BatchParams,
         act_batch,
     ),
-    ToolSpec("browser_switch_tab", "tabs", "Make a tab the active one.", TabParams, switch_tab),
+    ToolSpec(
+        "browser_switch_tab",
+        "tabs",
+        "Make a tab the active one.",
+        TabParams,
+        switch_tab,
+        idempotent=True,
+        open_world=False,
+    ),
     ToolSpec(
         "browser_close_tab",
         "tabs",
@@ -724,6 +750,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         NoParams,
         close,
         destructive=True,
+        idempotent=True,
+        open_world=False,
     ),
     ToolSpec(
         "browser_get_content",
@@ -747,6 +775,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Run JavaScript in the page, a frame, or on an element (ref); cut off at timeout_ms.",
         EvaluateParams,
         evaluate,
+        requires=lambda config: config.browser.evaluate_enabled,
+        cli=CommandLine(positional=("expression",)),
     ),
     ToolSpec(
         "browser_cdp",
@@ -763,6 +793,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         NoParams,
         metrics,
         read_only=True,
+        open_world=False,
     ),
     ToolSpec(
         "browser_attach",
@@ -772,6 +803,16 @@ TOOLS: tuple[ToolSpec, ...] = (
         AttachParams,
         attach,
         destructive=True,
+        idempotent=True,
+        cli=CommandLine(
+            flag_aliases=(
+                FlagAlias(
+                    "--allow-attach",
+                    "consent",
+                    "The user consents to this attach (the same as --consent).",
+                ),
+            )
+        ),
     ),
     ToolSpec(
         "browser_upload_file",
@@ -781,5 +822,6 @@ TOOLS: tuple[ToolSpec, ...] = (
         "dropzone. Fails, saying so, when the element opens no chooser.",
         UploadParams,
         upload_file,
+        cli=CommandLine(local_paths=("paths",)),
     ),
 )

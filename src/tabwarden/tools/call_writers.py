@@ -14,8 +14,7 @@ from .spec import command_line_positionals, command_name
 
 __all__ = ["CommandLineWriter", "ToolCallWriter", "writer_for"]
 
-_PARAMS = {spec.name: spec.params for spec in TOOLS}
-_GROUP = {spec.name: spec.group for spec in TOOLS}
+_SPECS = {spec.name: spec for spec in TOOLS}
 
 
 class ToolCallWriter:
@@ -30,8 +29,8 @@ class ToolCallWriter:
         args = _tool_args(call)
         body = ", ".join(f"{json.dumps(arg)}: {_json(value)}" for arg, value in args)
         written = f"{name} {{{body}}}" if args else name
-        if self.enabled is not None and name not in self.enabled and name in _GROUP:
-            written += f" (in the {_GROUP[name]} group, not enabled here)"
+        if self.enabled is not None and name not in self.enabled and name in _SPECS:
+            written += f" (in the {_SPECS[name].group} group, not enabled here)"
         return written
 
     def arg(self, arg: Arg) -> str:
@@ -47,8 +46,8 @@ class CommandLineWriter:
 
     def call(self, call: Call) -> str:
         words = ["tabwarden", command_name(call.tool_name)]
-        params = _PARAMS.get(call.tool_name)
-        positionals = command_line_positionals(params) if params is not None else ()
+        spec = _SPECS.get(call.tool_name)
+        positionals = command_line_positionals(spec) if spec is not None else ()
         args = dict(_tool_args(call))
         words += [_word(args.pop(name)) for name in positionals if name in args]
         words += [self.arg(Arg(name, value)) for name, value in args.items()]
@@ -83,8 +82,8 @@ def _tool_args(call: Call) -> list[tuple[str, Value]]:
     args = dict(call.args)
     if call.on_tab:
         args["tab_id"] = call.on_tab
-    params = _PARAMS.get(call.tool_name)
-    order = list(params.model_fields) if params is not None else []
+    spec = _SPECS.get(call.tool_name)
+    order = list(spec.params.model_fields) if spec is not None else []
     return sorted(args.items(), key=lambda a: order.index(a[0]) if a[0] in order else len(order))
 
 

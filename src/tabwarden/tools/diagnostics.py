@@ -97,6 +97,7 @@ TOOLS: list[ToolSpec] = [
         ConsoleParams,
         console,
         read_only=True,
+        open_world=False,
     ),
     ToolSpec(
         "browser_network",

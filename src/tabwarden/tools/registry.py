@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from ..arguments import problems
 from ..calls import writing_calls
 from ..clipping import REPLY_CHARS, clip
 from ..config import Config
@@ -56,8 +57,11 @@ def select_tools(
 ) -> list[ToolSpec]:
     """The tools of these groups, minus those configuration turns off."""
     wanted = set(parse_groups(list(groups)))
-    evaluate_on = config is None or config.browser.evaluate_enabled
-    return [t for t in TOOLS if t.group in wanted and (evaluate_on or t.name != "browser_evaluate")]
+    return [
+        t
+        for t in TOOLS
+        if t.group in wanted and (config is None or t.requires is None or t.requires(config))
+    ]
 
 
 def get_tool(name: str, tools: Iterable[ToolSpec] | None = None) -> ToolSpec:
@@ -83,13 +87,9 @@ def validate(spec: ToolSpec, arguments: dict[str, Any] | None) -> Any:
     try:
         return spec.params.model_validate(arguments or {})
     except ValidationError as exc:
-        problems = []
-        for error in exc.errors():
-            where = ".".join(str(part) for part in error["loc"]) or "arguments"
-            problems.append(f"{where}: {error['msg']}")
         fields = ", ".join(spec.params.model_fields)
         raise InvalidArgument(
-            f"{spec.name}: invalid arguments — {'; '.join(problems)}",
+            f"{spec.name}: invalid arguments — {problems(exc)}",
             hint=f"{spec.name} takes: {fields}",
         ) from None
 

@@ -1,4 +1,6 @@
-"""What a tool is: a name, a group, typed parameters, a description for a model, a handler."""
+"""What a tool is: a name, a group, typed parameters, a description for a model, a handler,
+and every other fact surfaces need about it (behaviour hints, requirements, command-line
+extras): surfaces read these, never a tool's name."""
 
 from __future__ import annotations
 
@@ -11,12 +13,16 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict
 from pydantic.fields import FieldInfo
 
+from ..config import Config
+
 if TYPE_CHECKING:
     from .context import ToolContext
 
 __all__ = [
     "GROUPS",
+    "CommandLine",
     "CommandLineKind",
+    "FlagAlias",
     "Image",
     "Params",
     "ToolResult",
@@ -82,6 +88,30 @@ Handler = Callable[["ToolContext", Any], Awaitable[ToolResult]]
 
 
 @dataclass(frozen=True)
+class FlagAlias:
+    """A command-line flag that sets a boolean parameter under a second name, one that
+    other commands use too (``--allow-attach`` for ``consent``)."""
+
+    option: str
+    """The flag, ``--allow-attach``."""
+    parameter: str
+    """The parameter it sets to true."""
+    help: str
+
+
+@dataclass(frozen=True)
+class CommandLine:
+    """How the command line presents a tool, beyond what its parameters say."""
+
+    positional: tuple[str, ...] = ()
+    """Optional parameters still taken by position when they lead: ``dialog dismiss``."""
+    local_paths: tuple[str, ...] = ()
+    """Parameters listing local files: made absolute by the command line, since the
+    daemon that runs the call may run in another folder."""
+    flag_aliases: tuple[FlagAlias, ...] = ()
+
+
+@dataclass(frozen=True)
 class ToolSpec:
     name: str
     group: str
@@ -89,8 +119,21 @@ class ToolSpec:
     params: type[Params]
     handler: Handler
     read_only: bool = False
+    """Changes nothing (MCP ``readOnlyHint``; read-only tools are idempotent too)."""
     destructive: bool = False
+    """May destroy state: a tab, a session, cookies (MCP ``destructiveHint``)."""
+    idempotent: bool = False
+    """Repeated with the same arguments it changes nothing more (MCP ``idempotentHint``)."""
+    open_world: bool = True
+    """Reaches pages or the network, not only this browser's own state (MCP
+    ``openWorldHint``)."""
     aliases: tuple[str, ...] = ()
+    """Other names it answers to."""
+    requires: Callable[[Config], bool] | None = None
+    """What the configuration must allow for the tool to be served (None: nothing)."""
+    images: bool = False
+    """Its results carry images (the command line writes them to files: ``--out``)."""
+    cli: CommandLine = CommandLine()
 
     def input_schema(self) -> dict[str, Any]:
         """A flat JSON Schema (no root unions, no nested anyOf): every vendor accepts it."""
@@ -103,9 +146,6 @@ def command_name(tool: str) -> str:
 
 
 CommandLineKind = Literal["text", "number", "choice", "flag", "list", "json"]
-
-_POSITIONAL_OPTIONAL = frozenset({"action", "expression"})
-"""Optional parameters that still read best as a positional word: ``dialog dismiss``."""
 
 
 def command_line_kind(info: FieldInfo) -> tuple[CommandLineKind, Any]:
@@ -132,14 +172,14 @@ def command_line_kind(info: FieldInfo) -> tuple[CommandLineKind, Any]:
     return "json", str
 
 
-def command_line_positionals(params: type[BaseModel]) -> tuple[str, ...]:
+def command_line_positionals(spec: ToolSpec) -> tuple[str, ...]:
     """The leading parameters the command line takes by position (the others are
-    ``--options``): required ones, and ``action``/``expression``, up to the first flag
-    or other optional one; a list of words takes the rest of the positions."""
+    ``--options``): required ones, and those the spec names positional, up to the first
+    flag or other optional one; a list of words takes the rest of the positions."""
     names: list[str] = []
-    for name, info in params.model_fields.items():
+    for name, info in spec.params.model_fields.items():
         kind, _ = command_line_kind(info)
-        if kind == "flag" or not (info.is_required() or name in _POSITIONAL_OPTIONAL):
+        if kind == "flag" or not (info.is_required() or name in spec.cli.positional):
             break
         names.append(name)
         if kind == "list":

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import Field
 
+from ..diagnostics.emulation import EmulationChange
+from ..diagnostics.storage import CookieSpec, StorageAction, StorageKind
 from .context import ToolContext
-from .spec import Params, ToolResult, ToolSpec
+from .spec import CommandLine, Params, ToolResult, ToolSpec
 
 __all__ = ["TOOLS"]
 
@@ -18,26 +18,21 @@ Timeout = Field(None, gt=0, le=600_000, description="Deadline for the whole call
 # ---- storage ------------------------------------------------------------------------
 
 
-class StorageParams(Params):
-    action: Literal["get", "set", "delete", "clear", "save_state", "load_state"] = Field(
+class _StorageRequest(Params):
+    """What a storage call does, to which storage: declared before the cookie's fields
+    so that these lead (the command line takes the action by position)."""
+
+    action: StorageAction = Field(
         "get",
         description="save_state/load_state: all cookies plus each open origin's "
         "localStorage, to or from a JSON file (Playwright's storage state format)",
     )
-    kind: Literal["cookies", "local", "session"] = Field(
+    kind: StorageKind = Field(
         "cookies", description="cookies, localStorage (local) or sessionStorage (session)"
     )
-    name: str | None = Field(None, description="Cookie name or storage key")
-    value: str | None = Field(None, description="Value to set")
-    domain: str | None = Field(None, description="Cookie domain (default: the page's)")
-    url: str | None = Field(None, description="Cookies for this URL instead of the page's")
-    path: str | None = Field(None, description="Cookie path (default /)")
-    expires: float | None = Field(
-        None, description="Cookie expiry, Unix seconds (default: a session cookie)"
-    )
-    http_only: bool = False
-    secure: bool = False
-    same_site: Literal["Strict", "Lax", "None"] | None = None
+
+
+class StorageParams(CookieSpec, _StorageRequest):
     all: bool = Field(False, description="get/clear every cookie of the browser, not the page's")
     file: str | None = Field(
         None, description="State file: a name in the workspace (save) or a path in it (load)"
@@ -48,22 +43,7 @@ class StorageParams(Params):
 
 async def storage(ctx: ToolContext, p: StorageParams) -> ToolResult:
     tab = await ctx.tab(p.tab_id)
-    result = await tab.storage(
-        p.action,
-        p.kind,
-        name=p.name,
-        value=p.value,
-        domain=p.domain,
-        url=p.url,
-        path=p.path,
-        expires=p.expires,
-        http_only=p.http_only,
-        secure=p.secure,
-        same_site=p.same_site,
-        all=p.all,
-        file=p.file,
-        timeout_ms=p.timeout_ms,
-    )
+    result = await tab.storage(p.action, p.kind, p, all=p.all, file=p.file, timeout_ms=p.timeout_ms)
     data = result.to_dict()
     return ToolResult(result.text(), data, untrusted=bool(result.items))
 
@@ -71,71 +51,13 @@ async def storage(ctx: ToolContext, p: StorageParams) -> ToolResult:
 # ---- emulation ----------------------------------------------------------------------
 
 
-class EmulateParams(Params):
-    device: str | None = Field(
-        None,
-        description="Preset: iphone-15, iphone-se, pixel-8, galaxy-s23, ipad-air, ipad-pro, "
-        "desktop-1080p, desktop-1440p ('' clears it)",
-    )
-    width: int | None = Field(None, ge=1, le=10_000, description="Viewport width, CSS px")
-    height: int | None = Field(None, ge=1, le=10_000, description="Viewport height, CSS px")
-    device_scale_factor: float | None = Field(None, ge=0.1, le=10)
-    mobile: bool | None = None
-    touch: bool | None = None
-    user_agent: str | None = None
-    platform: str | None = Field(
-        None, description="navigator.platform (Chromium may drop it on a same-site navigation)"
-    )
-    accept_language: str | None = Field(None, description="e.g. fr-FR,fr;q=0.9")
-    locale: str | None = Field(None, description="e.g. de-DE (Intl and navigator.language)")
-    timezone: str | None = Field(None, description="IANA name, e.g. Asia/Tokyo")
-    latitude: float | None = Field(None, ge=-90, le=90)
-    longitude: float | None = Field(None, ge=-180, le=180)
-    accuracy: float | None = Field(None, ge=0, description="Geolocation accuracy, metres")
-    color_scheme: Literal["light", "dark", "no-preference", "default"] | None = None
-    reduced_motion: Literal["reduce", "no-preference", "default"] | None = None
-    offline: bool | None = None
-    network: Literal["slow-3g", "fast-3g", "4g", "custom", "none"] | None = Field(
-        None, description="Throttling preset; custom uses latency_ms/download_kbps/upload_kbps"
-    )
-    latency_ms: float | None = Field(None, ge=0)
-    download_kbps: float | None = Field(None, ge=0)
-    upload_kbps: float | None = Field(None, ge=0)
-    cpu_throttling: float | None = Field(
-        None, ge=1, le=20, description="CPU slowdown factor (1 = full speed)"
-    )
-    reset: bool = Field(False, description="First return everything to the browser's own")
+class EmulateParams(EmulationChange, Params):
     timeout_ms: float | None = Timeout
 
 
 async def emulate(ctx: ToolContext, p: EmulateParams) -> ToolResult:
     session = await ctx.session()
-    result = await session.emulate(
-        p.device,
-        width=p.width,
-        height=p.height,
-        device_scale_factor=p.device_scale_factor,
-        mobile=p.mobile,
-        touch=p.touch,
-        user_agent=p.user_agent,
-        platform=p.platform,
-        accept_language=p.accept_language,
-        locale=p.locale,
-        timezone=p.timezone,
-        latitude=p.latitude,
-        longitude=p.longitude,
-        accuracy=p.accuracy,
-        color_scheme=p.color_scheme,
-        reduced_motion=p.reduced_motion,
-        offline=p.offline,
-        network=p.network,
-        latency_ms=p.latency_ms,
-        download_kbps=p.download_kbps,
-        upload_kbps=p.upload_kbps,
-        cpu_throttling=p.cpu_throttling,
-        reset=p.reset,
-        timeout_ms=p.timeout_ms,
-    )
+    result = await session.emulate(p, timeout_ms=p.timeout_ms)
     return ToolResult(result.text(), result.to_dict())
 
 
@@ -148,6 +70,7 @@ TOOLS: list[ToolSpec] = [
         StorageParams,
         storage,
         destructive=True,
+        cli=CommandLine(positional=("action",)),
     ),
     ToolSpec(
         "browser_emulate",
