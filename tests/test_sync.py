@@ -7,6 +7,7 @@ import inspect
 import pytest
 
 import tabwarden
+from tabwarden.page import is_engine_side
 import tabwarden.sync
 from tabwarden.errors import NavigationTimeout
 from tests.conftest import browser_processes
@@ -48,9 +49,19 @@ def test_sync_session_manager(server):
 )
 def test_every_public_async_member_has_a_sync_twin(async_type, sync_type):
     for name, member in inspect.getmembers(async_type):
-        if name.startswith("_"):
-            continue
+        if name.startswith("_") or is_engine_side(inspect.getattr_static(async_type, name)):
+            continue  # private, or the engine's side of a tab (not the user's API)
         if inspect.iscoroutinefunction(member) or isinstance(member, property):
             assert hasattr(sync_type, name), f"sync {async_type.__name__} lacks {name}"
             twin = getattr(sync_type, name)
             assert not inspect.iscoroutinefunction(twin)
+
+
+def test_the_engine_side_of_a_tab_is_not_in_the_sync_api():
+    """What the layers below call on a tab or session (the Page side, the edge of a call)
+    is not the user's API: the sync API has no twin for it."""
+    for name in ("ready_session", "bind", "mark_closed", "until_dialog", "attached_frames"):
+        assert is_engine_side(inspect.getattr_static(tabwarden.Tab, name)), name
+        assert not hasattr(tabwarden.sync.Tab, name), name
+    assert not hasattr(tabwarden.sync.BrowserSession, "operation")
+    assert hasattr(tabwarden.sync.Tab, "click") and hasattr(tabwarden.sync.Tab, "url")
