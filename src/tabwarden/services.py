@@ -23,7 +23,7 @@ from .cdp.session import CDPSession
 from .config import Config
 from .diagnostics.downloads import DownloadTracker
 from .diagnostics.emulation import EmulationState
-from .diagnostics.recording import ScreencastRecorder
+from .diagnostics.recording import Recordings
 from .errors import InvalidArgument
 from .interrupts import OnDialog
 from .metrics import Metrics
@@ -97,7 +97,7 @@ class SessionServices:
         """The browser's own user agent (emulating a locale or platform keeps it)."""
         self.emulation = EmulationState()
         """What the session emulates, for every tab (new ones are set up with it)."""
-        self.recordings: dict[str, ScreencastRecorder] = {}
+        self.recordings = Recordings(paths, config.files, tasks)
         """Screencasts in progress, by tab id (kept after their tab closed, until saved)."""
         self.front: str | None = None
         """Target id of the tab the browser shows (the others render no frames)."""

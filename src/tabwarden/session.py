@@ -17,7 +17,6 @@ from typing import Any
 from .backends.base import Backend, Endpoint
 from .budget import Budget
 from .cdp.connection import CDPConnection
-from .cdp.protocol import Event
 from .cdp.session import CDPSession
 from .config import Config
 from .diagnostics import emulation, storage
@@ -26,12 +25,10 @@ from .diagnostics.emulation import EmulationResult, EmulationState
 from .diagnostics.recording import (
     RecordingFile,
     RecordingFormat,
-    write_recording,
 )
 from .diagnostics.storage import StorageResult
 from .diagnostics.trace import TraceFile, TraceRecorder, TraceStarted
 from .errors import (
-    ActionError,
     BrowserCrashed,
     CDPError,
     CDPTimeout,
@@ -517,43 +514,14 @@ class BrowserSession:
         """Stop a tab's recording (``tab_id``; default: the only one, else the active
         tab's) and save it in the workspace's ``recordings`` folder: WebM when ffmpeg is
         available, else a self-contained HTML player. A closed tab's recording too."""
+        recordings = self._services.recordings
         async with self.operation(timeout_ms, "action") as budget:
-            if tab_id is None and len(self._services.recordings) == 1:
-                tab_id = next(iter(self._services.recordings))
-            elif tab_id is None:
-                active = self._registry.active()
-                tab_id = active.id if active is not None else ""
-            elif tab_id not in self._services.recordings:
+            if tab_id is not None and tab_id not in recordings:
                 with contextlib.suppress(TabNotFound):
                     tab_id = self.get_tab(tab_id).id  # a CDP target id
-            return await self._save_recording(tab_id, path, format, budget)
-
-    async def _save_recording(
-        self, tab_id: str, path: str | None, format: RecordingFormat, budget: Budget
-    ) -> RecordingFile:
-        recorder = self._services.recordings.get(tab_id)
-        if recorder is None:
-            recording = ", ".join(self._services.recordings) or "none"
-            raise ActionError(
-                f"tab {tab_id or '(none)'} is not being recorded (recording now: {recording})",
-                hint="start one with record_start, or name the recorded tab_id",
-            )
-        frames = await recorder.stop(budget)
-        saved = await write_recording(
-            frames,
-            self.paths,
-            path,
-            budget,
-            format=format,
-            ffmpeg=self.config.files.ffmpeg,
-            dropped=recorder.statistics().dropped,
-            started_at=recorder.started_at,
-            title=f"tabwarden recording of tab {tab_id}",
-        )
-        self._services.recordings.pop(
-            tab_id, None
-        )  # only once saved: a refused path can be retried
-        return saved
+            active = self._registry.active()
+            chosen = recordings.chosen(tab_id, active.id if active is not None else None)
+            return await recordings.save(chosen, path, format, budget)
 
     async def _save_files_on_close(self) -> None:
         """A trace or recording still running when the session closes is saved first;
@@ -567,15 +535,7 @@ class BrowserSession:
                 logger.warning("session %r closed mid-trace: saved to %s", self.name, trace.path)
             except (TabwardenError, OSError) as exc:
                 logger.warning("session %r closed mid-trace; saving it failed: %s", self.name, exc)
-        for tab_id in list(self._services.recordings):
-            try:
-                saved = await self._save_recording(tab_id, None, "html", Budget(10.0))
-                logger.warning(
-                    "session %r closed mid-recording: saved to %s", self.name, saved.path
-                )
-            except (TabwardenError, OSError) as exc:
-                logger.warning("session %r: saving a recording failed: %s", self.name, exc)
-            self._services.recordings.pop(tab_id, None)
+        await self._services.recordings.save_all(self.name)
 
     def _tab_id_of_frame(self, frame_id: str) -> str | None:
         """The tab whose page (or one of its frames) is ``frame_id``."""
@@ -736,14 +696,9 @@ class BrowserSession:
             self.launches += 1
         connection.on_close(lambda: self._on_connection_closed(connection))
         browser = CDPSession(connection, None)
-        for method, handler in (
-            ("Target.targetCreated", self._on_target_created),
-            ("Target.targetInfoChanged", self._on_target_info_changed),
-            ("Target.targetDestroyed", self._on_target_destroyed),
-            ("Target.attachedToTarget", self._on_attached),
-            ("Target.detachedFromTarget", self._on_detached),
-        ):
-            connection.subscribe(method, handler, None)
+        self._registry.follow(
+            connection, self._tasks, on_closed=self.supervisor.tab_closed, on_popup=self._shown
+        )
         try:
             version = await browser.send("Browser.getVersion", budget=budget)
             self.product = version.get("product", "")
@@ -801,6 +756,9 @@ class BrowserSession:
         tab.mark_created_here()
         await tab.ready_session(budget)
         return tab
+
+    def _shown(self, target_id: str) -> None:
+        self._services.front = target_id
 
     def _make_tab(self, tab_id: str, target_id: str) -> Tab:
         return Tab(self, self._services, self.supervisor, tab_id, target_id)
@@ -927,57 +885,3 @@ class BrowserSession:
         self._note_loss(f"the connection to the browser was lost and tabwarden {self._lost_reason}")
         self._registry.forget_all(f"the connection was lost and {self._lost_reason}")
         logger.warning("session %r: %s", self.name, self._lost_reason)
-
-    def _on_target_created(self, event: Event) -> None:
-        info = event.params.get("targetInfo", {})
-        if info.get("type") == "page":
-            self._registry.register(info["targetId"], info)
-            if info.get("openerId"):
-                self._services.front = info["targetId"]  # the browser shows a popup in front
-
-    def _on_target_info_changed(self, event: Event) -> None:
-        info = event.params.get("targetInfo", {})
-        tab = self._registry.by_target(info.get("targetId", ""))
-        if tab is not None:
-            tab.update_info(info)
-
-    def _on_target_destroyed(self, event: Event) -> None:
-        tab = self._registry.remove(event.params.get("targetId", ""))
-        if tab is None:
-            return
-        self.supervisor.tab_closed(tab)
-        tab.mark_closed("it was closed")
-
-    def _on_attached(self, event: Event) -> None:
-        info = event.params.get("targetInfo", {})
-        session_id = event.params["sessionId"]
-        connection = self.connection
-        if info.get("type") != "page":
-            if event.params.get("waitingForDebugger"):  # auto-attached: not ours to keep
-                self._tasks.spawn(self._release(session_id), f"release {session_id}")
-            return
-        tab = self._registry.register(info["targetId"], info)
-        if tab.session is not None:
-            # Another session on a page we already drive (an explicit
-            # Target.attachToTarget, e.g. for isolated evaluation): not the tab's.
-            return
-        session = CDPSession(connection, session_id, info["targetId"])
-        setup = tab.bind(session, bool(event.params.get("waitingForDebugger")))
-        self._tasks.spawn(setup, f"tab-setup {tab.id}")
-
-    def _on_detached(self, event: Event) -> None:
-        session_id = event.params.get("sessionId")
-        if not session_id:
-            return
-        self.connection.drop_session(session_id)
-        tab = self._registry.by_target(event.params.get("targetId", ""))
-        if tab is not None and tab.session is not None and tab.session.session_id == session_id:
-            tab.unbind()
-
-    async def _release(self, session_id: str) -> None:
-        """Resume and detach a target that is not a page (the filter should prevent it)."""
-        session = CDPSession(self.connection, session_id)
-        budget = Budget(_SETUP_S)
-        with contextlib.suppress(CDPError, ConnectionLost):
-            await session.send("Runtime.runIfWaitingForDebugger", budget=budget)
-            await session.detach(budget=budget)

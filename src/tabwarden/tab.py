@@ -33,10 +33,9 @@ from .diagnostics import storage
 from .diagnostics.console import ConsoleReport
 from .diagnostics.network import NetworkReport, RequestFilter
 from .diagnostics.pdf import PdfFile, print_options, save_pdf
-from .diagnostics.recording import RecordingFile, RecordingStarted, ScreencastRecorder
+from .diagnostics.recording import RecordingFile, RecordingStarted
 from .diagnostics.storage import StorageResult
 from .errors import (
-    ActionError,
     DialogBlocking,
     EvaluateDisabled,
     InvalidArgument,
@@ -851,31 +850,17 @@ class Tab:
         repaints); ``record_stop`` saves them. One recording per tab."""
         async with self._call(timeout_ms, "action") as budget:
             session = await self.ready_session(budget)
-            recordings = self._services.recordings
-            if self.id in recordings:
-                raise ActionError(
-                    f"tab {self.id} is already being recorded",
-                    hint="stop it with record_stop first (one recording per tab)",
-                )
-            files = self._services.config.files
-            recorder = ScreencastRecorder(
-                self.id,
-                session,
-                max_frames=files.recording_max_frames,
-                max_bytes=files.recording_max_bytes,
-                tasks=self._services.tasks,
-            )
             # A background tab paints nothing, so it would send no frames.
             await self._services.bring_to_front(self, budget)
-            started = await recorder.start(
+            return await self._services.recordings.start(
+                self.id,
+                session,
                 budget,
                 quality=quality,
                 max_width=max_width,
                 max_height=max_height,
                 every_nth_frame=every_nth_frame,
             )
-            recordings[self.id] = recorder
-            return started
 
     async def record_stop(
         self,

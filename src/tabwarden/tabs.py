@@ -9,13 +9,22 @@ detach, so the console, network and dialog handlers find a tab without a scan.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
+from .budget import Budget
+from .cdp.connection import CDPConnection
+from .cdp.protocol import Event
+from .cdp.session import CDPSession
+from .errors import CDPError, ConnectionLost
 from .page import Page
 from .tab import Tab
+from .tasks import TaskOwner
 
 __all__ = ["TabRegistry"]
+
+_RELEASE_S = 10.0
 
 
 class TabRegistry:
@@ -125,3 +134,81 @@ class TabRegistry:
 
     def session_detached(self, session_id: str) -> None:
         self._sessions.pop(session_id, None)
+
+    # ---- the browser's target events (on the reader: never await) --------------------
+
+    def follow(
+        self,
+        connection: CDPConnection,
+        tasks: TaskOwner,
+        *,
+        on_closed: Callable[[Tab], None],
+        on_popup: Callable[[str], None],
+    ) -> None:
+        """Keep the registry current from ``connection``'s target events: a tab for every
+        page, set up once attached (its set-up owned by ``tasks``); ``on_closed`` is told
+        of each tab that went away, ``on_popup`` of each page opened by another (the
+        browser shows it in front)."""
+
+        def created(event: Event) -> None:
+            info = event.params.get("targetInfo", {})
+            if info.get("type") == "page":
+                self.register(info["targetId"], info)
+                if info.get("openerId"):
+                    on_popup(info["targetId"])
+
+        def info_changed(event: Event) -> None:
+            info = event.params.get("targetInfo", {})
+            tab = self._tabs.get(info.get("targetId", ""))
+            if tab is not None:
+                tab.update_info(info)
+
+        def destroyed(event: Event) -> None:
+            tab = self.remove(event.params.get("targetId", ""))
+            if tab is not None:
+                on_closed(tab)
+                tab.mark_closed("it was closed")
+
+        def attached(event: Event) -> None:
+            info = event.params.get("targetInfo", {})
+            session_id = event.params["sessionId"]
+            waiting = bool(event.params.get("waitingForDebugger"))
+            if info.get("type") != "page":
+                if waiting:  # auto-attached: not ours to keep
+                    tasks.spawn(_release(connection, session_id), f"release {session_id}")
+                return
+            tab = self.register(info["targetId"], info)
+            if tab.session is not None:
+                # Another session on a page we already drive (an explicit
+                # Target.attachToTarget, e.g. for isolated evaluation): not the tab's.
+                return
+            session = CDPSession(connection, session_id, info["targetId"])
+            tasks.spawn(tab.bind(session, waiting), f"tab-setup {tab.id}")
+
+        def detached(event: Event) -> None:
+            session_id = event.params.get("sessionId")
+            if not session_id:
+                return
+            connection.drop_session(session_id)
+            tab = self._tabs.get(event.params.get("targetId", ""))
+            session = tab.session if tab is not None else None
+            if tab is not None and session is not None and session.session_id == session_id:
+                tab.unbind()
+
+        for method, handler in (
+            ("Target.targetCreated", created),
+            ("Target.targetInfoChanged", info_changed),
+            ("Target.targetDestroyed", destroyed),
+            ("Target.attachedToTarget", attached),
+            ("Target.detachedFromTarget", detached),
+        ):
+            connection.subscribe(method, handler, None)
+
+
+async def _release(connection: CDPConnection, session_id: str) -> None:
+    """Resume and detach a target that is not a page (the filter should prevent it)."""
+    session = CDPSession(connection, session_id)
+    budget = Budget(_RELEASE_S)
+    with contextlib.suppress(CDPError, ConnectionLost):
+        await session.send("Runtime.runIfWaitingForDebugger", budget=budget)
+        await session.detach(budget=budget)

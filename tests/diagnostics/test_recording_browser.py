@@ -42,7 +42,7 @@ def _frames_of(path: Path) -> list[dict]:
 async def _until_frames(tab, count: int) -> None:
     """Poll (with a deadline) until the recorder holds ``count`` frames."""
     budget = Budget(15.0)
-    recorder = tab._services.recordings[tab.id]
+    recorder = tab._services.recordings.recorder(tab.id)
     while recorder.statistics().size < count:
         assert not budget.expired, f"only {recorder.statistics().size} frames arrived"
         await budget.sleep(0.05)
@@ -122,7 +122,7 @@ async def test_frames_are_bounded_and_dropped_ones_counted(server, tmp_path):
     async with tabwarden.launch(isolated=True, config=config) as browser:
         tab = await browser.new_tab(server.url("/files_anim.html"))
         await tab.record_start(max_width=200)
-        recorder = browser._services.recordings[tab.id]
+        recorder = browser._services.recordings.recorder(tab.id)
         budget = Budget(15.0)
         while recorder.statistics().dropped < 3:
             assert not budget.expired, recorder.statistics()

@@ -20,7 +20,7 @@ import struct
 import tempfile
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -28,7 +28,8 @@ from typing import Any, Literal
 from ..budget import Budget
 from ..cdp.protocol import Event, Subscription
 from ..cdp.session import CDPSession
-from ..errors import DeadlineExceeded, InvalidArgument, TabwardenError
+from ..config import FilesConfig
+from ..errors import ActionError, DeadlineExceeded, InvalidArgument, TabwardenError
 from ..safety.paths import WorkspacePaths
 from ..supervisor.buffers import RingStatistics
 from ..tasks import TaskOwner
@@ -37,6 +38,7 @@ __all__ = [
     "Frame",
     "RecordingFile",
     "RecordingStarted",
+    "Recordings",
     "ScreencastRecorder",
     "html_player",
     "jpeg_size",
@@ -46,6 +48,7 @@ __all__ = [
 logger = logging.getLogger("tabwarden.recording")
 
 RecordingFormat = Literal["auto", "webm", "html"]
+_SAVE_ON_CLOSE_S = 10.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -389,3 +392,92 @@ show(0);
 </script>
 </body></html>
 """
+
+
+class Recordings:
+    """The screencasts of one session, by tab id: one per tab, kept after their tab
+    closed until saved (a refused path can be retried)."""
+
+    def __init__(
+        self, paths: Callable[[], WorkspacePaths], files: FilesConfig, tasks: TaskOwner
+    ) -> None:
+        self._paths = paths
+        self._files = files
+        self._tasks = tasks
+        self._running: dict[str, ScreencastRecorder] = {}
+
+    def __contains__(self, tab_id: object) -> bool:
+        return tab_id in self._running
+
+    def tab_ids(self) -> list[str]:
+        return list(self._running)
+
+    async def start(
+        self, tab_id: str, session: CDPSession, budget: Budget, **options: Any
+    ) -> RecordingStarted:
+        """Start recording ``tab_id`` (its page's ``session``); ``options`` as
+        ``ScreencastRecorder.start`` takes them."""
+        if tab_id in self._running:
+            raise ActionError(
+                f"tab {tab_id} is already being recorded",
+                hint="stop it with record_stop first (one recording per tab)",
+            )
+        recorder = ScreencastRecorder(
+            tab_id,
+            session,
+            max_frames=self._files.recording_max_frames,
+            max_bytes=self._files.recording_max_bytes,
+            tasks=self._tasks,
+        )
+        started = await recorder.start(budget, **options)
+        self._running[tab_id] = recorder
+        return started
+
+    def recorder(self, tab_id: str) -> ScreencastRecorder | None:
+        return self._running.get(tab_id)
+
+    def chosen(self, tab_id: str | None, active: str | None) -> str:
+        """The tab a stop is for: ``tab_id``, else the only one recording, else ``active``."""
+        if tab_id is not None:
+            return tab_id
+        if len(self._running) == 1:
+            return next(iter(self._running))
+        return active or ""
+
+    async def save(
+        self, tab_id: str, path: str | None, format: RecordingFormat, budget: Budget
+    ) -> RecordingFile:
+        """Stop ``tab_id``'s recording and save it (see ``write_recording``)."""
+        recorder = self._running.get(tab_id)
+        if recorder is None:
+            recording = ", ".join(self._running) or "none"
+            raise ActionError(
+                f"tab {tab_id or '(none)'} is not being recorded (recording now: {recording})",
+                hint="start one with record_start, or name the recorded tab_id",
+            )
+        frames = await recorder.stop(budget)
+        saved = await write_recording(
+            frames,
+            self._paths(),
+            path,
+            budget,
+            format=format,
+            ffmpeg=self._files.ffmpeg,
+            dropped=recorder.statistics().dropped,
+            started_at=recorder.started_at,
+            title=f"tabwarden recording of tab {tab_id}",
+        )
+        self._running.pop(tab_id, None)  # only once saved: a refused path can be retried
+        return saved
+
+    async def save_all(self, session_name: str) -> None:
+        """Save what is still being recorded (the session is closing), as HTML."""
+        for tab_id in list(self._running):
+            try:
+                saved = await self.save(tab_id, None, "html", Budget(_SAVE_ON_CLOSE_S))
+                logger.warning(
+                    "session %r closed mid-recording: saved to %s", session_name, saved.path
+                )
+            except (TabwardenError, OSError) as exc:
+                logger.warning("session %r: saving a recording failed: %s", session_name, exc)
+            self._running.pop(tab_id, None)
