@@ -6,9 +6,7 @@ docs/architecture.md for why processes rather than browser contexts).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import dataclasses
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -29,7 +27,6 @@ from .diagnostics.recording import (
 from .diagnostics.storage import StorageResult
 from .diagnostics.trace import TraceFile, TraceRecorder, TraceStarted
 from .errors import (
-    BrowserCrashed,
     CDPError,
     CDPTimeout,
     ConnectionLost,
@@ -40,10 +37,11 @@ from .errors import (
     TabwardenError,
 )
 from .interrupts import OnDialog
+from .link import BrowserLink, LinkEvents
 from .metrics import Metrics
 from .navigation import NavigationResult, check_wait_until, normalize_url
 from .page import Page, engine_side
-from .relaunch import BrowserLoss, LostTab, Relaunch
+from .relaunch import LostTab, Relaunch
 from .safety.guard import PolicyDecision
 from .safety.paths import WorkspacePaths
 from .safety.raw_cdp import send_raw
@@ -51,27 +49,22 @@ from .safety.redaction import Redactor
 from .safety.reserved import check_raw_method
 from .safety.url_policy import Verdict
 from .services import SessionServices
-from .supervisor.bridge import bridge_commands
 from .supervisor.dialogs import ClosedDialog
 from .supervisor.state import SupervisorState
 from .supervisor.supervisor import Supervisor
 from .tab import Tab, TabInfo, dialog_action
-from .tabs import TabRegistry
+from .tabs import TabRegistry, close_targets
 from .tasks import TaskOwner
 from .unresponsive import explain_timeout
 
 __all__ = ["BrowserSession"]
 
-_CLOSE_RETRY_S = 1.0
 _SESSION_NOT_FOUND = -32001
 """CDP's error code for a command sent to a session that is gone (its target closed)."""
 
 logger = logging.getLogger("tabwarden.session")
 
 _SETUP_S = 10.0
-_RECONNECT_FIRST_S = 0.5
-_RECONNECT_MAX_S = 10.0
-_RECONNECT_ATTEMPT_S = 10.0
 
 
 class BrowserSession:
@@ -81,34 +74,32 @@ class BrowserSession:
         self.name = name
         self.backend = backend
         self.config = config or Config()
-        self.endpoint: Endpoint | None = None
-        self.product = ""
-        self.launches = 0
         self.last_used: float = time.monotonic()
-        self._connection: CDPConnection | None = None
-        self._reconnecting: asyncio.Task[None] | None = None
         self.metrics = Metrics()
         """Evaluation durations and outcomes, busy pages…: ``metrics.snapshot()``."""
         self.redactor = Redactor.from_config(self.config.safety)
         """Removes secrets from text and values meant for a model (``safety`` config)."""
         self._tasks = TaskOwner(f"session {name}")
-        self._start_lock = asyncio.Lock()
         self._busy = 0
-        self._closing = False
         self._closed = False
-        self._lost_reason = ""
-        self._loss: BrowserLoss | None = None
-        """The browser went away and took these tabs; the next call relaunches it."""
-        self.last_relaunch: Relaunch | None = None
-        """The last time the browser went away and the session started a new one (what
-        was lost, when); the first call after it says so once (``take_relaunch_notice``)."""
-        self._relaunch_untold = False
+        self._link = BrowserLink(
+            name,
+            backend,
+            self.config,
+            self._tasks,
+            LinkEvents(
+                set_up=self._set_up,
+                reconnecting=self._reconnecting,
+                lost=self._lost,
+                open_tabs=lambda: [LostTab(t.id, t.url, t.title) for t in self._registry.open()],
+            ),
+        )
         self._paths: WorkspacePaths | None = None
         self._registry = TabRegistry(self._make_tab)
         self._downloads = DownloadTracker(
             lambda: self.paths,
             capacity=self.config.files.max_downloads,
-            tab_of_frame=self._tab_id_of_frame,
+            tab_of_frame=self._registry.id_of_frame,
         )
         self._trace = TraceRecorder()
         self._services = SessionServices(
@@ -153,7 +144,28 @@ class BrowserSession:
 
     @property
     def connected(self) -> bool:
-        return self._connection is not None and not self._connection.closed
+        return self._link.connected
+
+    @property
+    def endpoint(self) -> Endpoint | None:
+        """Where the browser is (its DevTools URL; the pid of one this session launched)."""
+        return self._link.endpoint
+
+    @property
+    def product(self) -> str:
+        """The browser's name and version, as it says (``Chrome/130.0…``)."""
+        return self._link.product
+
+    @property
+    def launches(self) -> int:
+        """How many times this session started its browser (relaunches included)."""
+        return self._link.launches
+
+    @property
+    def last_relaunch(self) -> Relaunch | None:
+        """The last time the browser went away and the session started a new one (what
+        was lost, when); the first call after it says so once (``take_relaunch_notice``)."""
+        return self._link.last_relaunch
 
     @property
     def busy(self) -> bool:
@@ -173,9 +185,7 @@ class BrowserSession:
 
     @property
     def connection(self) -> CDPConnection:
-        if self._connection is None:
-            raise SessionClosed(f"session {self.name!r} is not started")
-        return self._connection
+        return self._link.connection
 
     # ---- life ----------------------------------------------------------------------
 
@@ -189,10 +199,9 @@ class BrowserSession:
         """Close the browser (or detach from an attached one) and forget every tab."""
         if self._closed:
             return
-        self._closing = True
+        self._link.closing = True
         await self.supervisor.close()  # first: no answer or watchdog runs during teardown
-        if self._reconnecting is not None:
-            self._reconnecting.cancel()
+        self._link.stop_reconnecting()
         try:
             await self._save_files_on_close()
             if self.connected and not self.backend.owns_browser:
@@ -200,8 +209,7 @@ class BrowserSession:
             elif self.connected:
                 await self._close_browser_gracefully()
             await self._tasks.close()
-            if self._connection is not None:
-                await self._connection.close()
+            await self._link.close()
             await self.backend.close()
         finally:
             self._registry.forget_all(f"session {self.name!r} was closed")
@@ -271,7 +279,7 @@ class BrowserSession:
         if tab is not None:
             return tab
         known = ", ".join(t.id for t in self._registry.open()) or "none"
-        loss = self._known_loss() or (
+        loss = self._link.known_loss() or (
             self.last_relaunch.loss if self.last_relaunch is not None else None
         )
         if loss is not None and any(tab_id == lost.id for lost in loss.tabs):
@@ -307,25 +315,14 @@ class BrowserSession:
                         dialog_id=dialog.id,
                         budget=budget.child(2.0),
                     )
-            with self.connection.event_queue(["Target.targetDestroyed"], None) as destroyed:
-                attempts = 0
-                while not tab.closed:
-                    # A close that lands while a navigation commits is answered with
-                    # success and then dropped by Chromium: ask again until it happens.
-                    try:
-                        await self._browser_cdp().send(
-                            "Target.closeTarget", {"targetId": tab.target_id}, budget=budget
-                        )
-                    except CDPError:
-                        if not attempts:
-                            raise
-                    attempts += 1
-                    with contextlib.suppress(DeadlineExceeded):
-                        while not tab.closed:
-                            await destroyed.get(
-                                budget.child(_CLOSE_RETRY_S), what=f"closing tab {tab.id}"
-                            )
-                    budget.check(what=f"closing tab {tab.id}")
+            await close_targets(
+                self.connection,
+                [tab.target_id],
+                lambda _: tab.closed,
+                budget,
+                what=f"closing tab {tab.id}",
+                strict=True,
+            )
 
     async def dialog(
         self,
@@ -350,10 +347,7 @@ class BrowserSession:
         """The relaunch the caller has not been told about yet, once: after the browser
         went away, the first call that asks gets it (snapshot headers and tool results
         show it); later calls get None."""
-        if not self._relaunch_untold:
-            return None
-        self._relaunch_untold = False
-        return self.last_relaunch
+        return self._link.take_relaunch_notice()
 
     async def cdp(
         self,
@@ -537,11 +531,6 @@ class BrowserSession:
                 logger.warning("session %r closed mid-trace; saving it failed: %s", self.name, exc)
         await self._services.recordings.save_all(self.name)
 
-    def _tab_id_of_frame(self, frame_id: str) -> str | None:
-        """The tab whose page (or one of its frames) is ``frame_id``."""
-        tab = self._registry.of_frame(frame_id)
-        return tab.id if tab is not None else None
-
     # ---- safety: URL policy -------------------------------------------------------
 
     def check_url(self, url: str) -> Verdict:
@@ -579,7 +568,7 @@ class BrowserSession:
         that page back). A call on a page ends at once when its page can no longer answer
         (interrupts.py): the page crashed, or — as ``on_dialog`` says — a dialog opened."""
         budget = self.budget(timeout_ms, kind)
-        if self._closed or self._closing:
+        if self._closed or self._link.closing:
             raise SessionClosed(f"session {self.name!r} is closed")
         if page is not None and page.closed:
             raise page.closed_error()
@@ -588,7 +577,7 @@ class BrowserSession:
         self._busy += 1
         self.last_used = time.monotonic()
         try:
-            await self._ensure_connected(budget)
+            await self._link.ensure(budget)
             if page is None:
                 yield budget
             else:
@@ -615,7 +604,7 @@ class BrowserSession:
         ``error`` itself."""
         if isinstance(error, SessionClosed):
             return error
-        if self._closing or self._closed:
+        if self._link.closing or self._closed:
             return SessionClosed(f"session {self.name!r} was closed while this call ran")
         gone = isinstance(error, CDPError) and error.code == _SESSION_NOT_FOUND
         if gone and tab is not None and tab.closed:
@@ -627,133 +616,19 @@ class BrowserSession:
     def _browser_cdp(self) -> CDPSession:
         return CDPSession(self.connection, None)
 
-    @engine_side
-    def setup_commands(self, *, top_level: bool = True) -> list[tuple[str, dict[str, Any]]]:
-        """Commands every page (``top_level``) and frame session runs while it is set up
-        (paused)."""
-        commands: list[tuple[str, dict[str, Any]]] = []
-        if self.supervisor.bridge:
-            commands += bridge_commands()
-        # What a new page or frame session needs before it runs, topic by topic:
-        # diagnostics: browser-side notices (CSP violations, failed loads) for the console log
-        commands.append(("Log.enable", {}))
-        # safety: URL policy (with the dialog bridge's pattern): one Fetch.enable per session
-        commands += self.supervisor.fetch_commands()
-        # storage and emulation: what the session emulates (nothing when at the defaults)
-        commands += emulation.commands(
-            self._services.emulation, self._services.user_agent, top_level=top_level, full=False
-        )
-        return commands
-
-    async def _ensure_connected(self, budget: Budget) -> None:
-        if self.connected:
-            return
-        reconnecting = self._reconnecting
-        if reconnecting is not None and not reconnecting.done():
-            with contextlib.suppress(DeadlineExceeded):
-                await budget.run(asyncio.shield(reconnecting), what="waiting to reconnect")
-            if not self.connected:
-                raise ConnectionLost(
-                    f"session {self.name!r} lost its connection ({self._lost_reason}) and is "
-                    "reconnecting",
-                    hint="retry in a few seconds; the tabs and pending dialogs are kept",
-                )
-            return
-        async with self._start_lock:
-            if self.connected:
-                return
-            loss = None
-            if self._connection is not None:
-                logger.warning(
-                    "session %r: the browser went away (%s); relaunching",
-                    self.name,
-                    self._lost_reason,
-                )
-                self._connection = None
-                loss = self._known_loss()
-                await self.backend.close()
-            await self._connect(budget.child(self.config.timeouts.launch_ms / 1000))
-            if loss is not None:
-                self.last_relaunch = Relaunch(loss, time.time(), self.backend.owns_browser)
-                self._loss = None
-                self._relaunch_untold = True
-
-    async def _connect(self, budget: Budget, *, again: bool = False) -> None:
-        """Start (or, ``again``, reconnect to) the browser and watch its targets."""
-        self.endpoint = await (
-            self.backend.reconnect(budget) if again else self.backend.start(budget)
-        )
-        try:
-            connection = await CDPConnection.connect(self.endpoint.ws_url, budget)
-        except BaseException:
-            if not again:
-                await self.backend.close()
-            raise
-        connection.loss_error = self._loss_error
-        self._connection = connection
-        self.supervisor.attach(connection)
-        if not again:
-            self.launches += 1
-        connection.on_close(lambda: self._on_connection_closed(connection))
-        browser = CDPSession(connection, None)
-        self._registry.follow(
-            connection, self._tasks, on_closed=self.supervisor.tab_closed, on_popup=self._shown
-        )
-        try:
-            version = await browser.send("Browser.getVersion", budget=budget)
-            self.product = version.get("product", "")
-            await browser.send(
-                "Target.setDiscoverTargets",
-                {"discover": True, "filter": [{"type": "page"}]},
-                budget=budget,
-            )
-            # Downloads go to the workspace before any page can start one.
-            await self._downloads.enable(connection, budget)
-            # The URL policy for the first load of pages created with a URL, which
-            # starts before their own session's Fetch (safety/guard.py).
-            for method, params in self.supervisor.guard.browser_fetch_commands():
-                await browser.send(method, params, budget=budget)
-            # Pages (popups included) attach paused, so a tab is set up before its
-            # first script runs; each is resumed once set up (Tab._setup).
-            await browser.send(
-                "Target.setAutoAttach",
-                {
-                    "autoAttach": True,
-                    "waitForDebuggerOnStart": True,
-                    "flatten": True,
-                    "filter": [{"type": "page"}],
-                },
-                budget=budget,
-            )
-        except BaseException:
-            await connection.close()
-            if not again:
-                await self.backend.close()
-            self._connection = None
-            raise
-        logger.info(
-            "session %r connected to %s (%s)", self.name, self.product, self.endpoint.ws_url
-        )
-
     async def _create_tab(self, budget: Budget) -> Tab:
-        reply = await self._browser_cdp().send(
-            "Target.createTarget", {"url": "about:blank"}, budget=budget
-        )
-        tab = self._registry.register(reply["targetId"], {"url": "about:blank"})
-        tab.mark_created_here()
-        self._services.front = tab.target_id
-        await tab.ready_session(budget)
-        return tab
+        return await self._open_page(budget)
 
     async def _open_page(self, budget: Budget, *, background: bool = False) -> Tab:
         """A new tab of this session's own, set up (``background``: not shown)."""
-        if not background:
-            return await self._create_tab(budget)
-        reply = await self._browser_cdp().send(
-            "Target.createTarget", {"url": "about:blank", "background": True}, budget=budget
+        params: dict[str, Any] = {"url": "about:blank"} | (
+            {"background": True} if background else {}
         )
+        reply = await self._browser_cdp().send("Target.createTarget", params, budget=budget)
         tab = self._registry.register(reply["targetId"], {"url": "about:blank"})
         tab.mark_created_here()
+        if not background:
+            self._services.front = tab.target_id
         await tab.ready_session(budget)
         return tab
 
@@ -775,30 +650,15 @@ class BrowserSession:
     async def _close_own_tabs(self) -> None:
         """On an attached browser, close only the tabs this session opened, and return
         once the browser has let them go."""
-        budget = Budget(_SETUP_S)
-        left = {t.target_id for t in self._registry.all() if t.opener is None and t.created_here}
-        browser = self._browser_cdp()
-        with (
-            contextlib.suppress(ConnectionLost, DeadlineExceeded),
-            self.connection.event_queue(["Target.targetDestroyed"], None) as destroyed,
-        ):
-            while left:
-                # A close that lands while a navigation commits is answered with success
-                # and then dropped by Chromium: ask again until the target is gone.
-                for target_id in sorted(left):
-                    try:
-                        await browser.send(
-                            "Target.closeTarget", {"targetId": target_id}, budget=budget
-                        )
-                    except CDPError:
-                        left.discard(target_id)  # gone already
-                with contextlib.suppress(DeadlineExceeded):
-                    while left:
-                        event = await destroyed.get(
-                            budget.child(_CLOSE_RETRY_S), what="closing this session's tabs"
-                        )
-                        left.discard(event.params.get("targetId", ""))
-                budget.check(what="closing this session's tabs")
+        own = [t.target_id for t in self._registry.all() if t.opener is None and t.created_here]
+        with contextlib.suppress(ConnectionLost, DeadlineExceeded):
+            await close_targets(
+                self.connection,
+                own,
+                lambda target_id: self._registry.by_target(target_id) is None,
+                Budget(_SETUP_S),
+                what="closing this session's tabs",
+            )
 
     async def _close_browser_gracefully(self) -> None:
         """``Browser.close``: the browser saves its profile (cookies, storage) and exits."""
@@ -807,81 +667,47 @@ class BrowserSession:
             await self._browser_cdp().send("Browser.close", budget=budget)
             await self.connection.wait_closed(budget)
 
-    def _note_loss(self, reason: str) -> None:
-        """The browser went away with the tabs open now: remembered for the relaunch."""
-        lost = tuple(LostTab(tab.id, tab.url, tab.title) for tab in self._registry.open())
-        self._loss = BrowserLoss(reason, time.time(), lost)
+    # ---- the link to the browser (link.py) ------------------------------------------
 
-    def _known_loss(self) -> BrowserLoss | None:
-        """The loss not relaunched yet, saying how the browser process ended once that
-        is known (the socket may close before the process is reaped)."""
-        loss = self._loss
-        status = self.backend.exit_status() if self.backend.owns_browser else None
-        if loss is not None and status is not None:
-            loss = self._loss = dataclasses.replace(loss, reason=f"the browser {status}")
-        return loss
-
-    def _loss_error(self, method: str) -> ConnectionLost:
-        if self._closing:
-            return ConnectionLost(
-                f"{method}: session {self.name!r} was closed", hint="open a new session"
-            )
-        if self.backend.owns_browser:
-            status = self.backend.exit_status() or "went away"
-            return BrowserCrashed(f"{method}: the browser of session {self.name!r} {status}")
-        return ConnectionLost(
-            f"{method}: lost the connection to {self.endpoint and self.endpoint.ws_url}"
+    async def _set_up(self, connection: CDPConnection, budget: Budget) -> None:
+        """Watch a new connection, then have the browser report and hold its pages."""
+        self.supervisor.attach(connection)
+        self._registry.follow(
+            connection, self._tasks, on_closed=self.supervisor.tab_closed, on_popup=self._shown
+        )
+        browser = CDPSession(connection, None)
+        await browser.send(
+            "Target.setDiscoverTargets",
+            {"discover": True, "filter": [{"type": "page"}]},
+            budget=budget,
+        )
+        # Downloads go to the workspace before any page can start one.
+        await self._downloads.enable(connection, budget)
+        # The URL policy for the first load of pages created with a URL, which
+        # starts before their own session's Fetch (safety/guard.py).
+        for method, params in self.supervisor.guard.browser_fetch_commands():
+            await browser.send(method, params, budget=budget)
+        # Pages (popups included) attach paused, so a tab is set up before its
+        # first script runs; each is resumed once set up (Tab.bind).
+        await browser.send(
+            "Target.setAutoAttach",
+            {
+                "autoAttach": True,
+                "waitForDebuggerOnStart": True,
+                "flatten": True,
+                "filter": [{"type": "page"}],
+            },
+            budget=budget,
         )
 
-    # ---- event handlers (on the reader: no awaiting) --------------------------------
+    def _reconnecting(self) -> None:
+        """Someone else's browser dropped the connection: keep tabs and dialogs."""
+        self.supervisor.connection_state = "reconnecting"
+        for tab in self._registry.all():
+            tab.unbind()
 
-    def _on_connection_closed(self, connection: CDPConnection) -> None:
-        if connection is not self._connection or self._closing:
-            return
-        status = self.backend.exit_status() if self.backend.owns_browser else None
-        self._lost_reason = connection.close_reason if status is None else f"the browser {status}"
-        if not self.backend.owns_browser and self.config.browser.reconnect_give_up_s > 0:
-            # Someone else's browser still runs: keep tabs and dialogs, and reconnect.
-            self.supervisor.connection_state = "reconnecting"
-            for tab in self._registry.all():
-                tab.unbind()
-            self._reconnecting = asyncio.get_running_loop().create_task(
-                self._reconnect(), name=f"reconnect {self.name}"
-            )
-            return
-        self.supervisor.browser_gone(self._lost_reason)
-        self._note_loss(
-            self._lost_reason
-            if status is not None
-            else f"the connection to the browser closed ({self._lost_reason})"
-        )
-        self._registry.forget_all(
-            f"the browser went away ({self._lost_reason}); the next call on session "
-            f"{self.name!r} relaunches it — open a new tab"
-        )
-
-    async def _reconnect(self) -> None:
-        """Reconnect with exponential backoff (0.5 s doubling to 10 s) until the give-up."""
-        give_up = Budget(self.config.browser.reconnect_give_up_s)
-        delay = _RECONNECT_FIRST_S
-        attempt = 0
-        while True:
-            attempt += 1
-            await give_up.sleep(delay)  # backoff between attempts
-            try:
-                await self._connect(give_up.child(_RECONNECT_ATTEMPT_S), again=True)
-                logger.info("session %r reconnected after %d attempts", self.name, attempt)
-                return
-            except TabwardenError as exc:
-                logger.info("session %r: reconnect attempt %d failed: %s", self.name, attempt, exc)
-            if give_up.expired:
-                break
-            delay = min(delay * 2, _RECONNECT_MAX_S)
-        self.supervisor.connection_state = "gave_up"
-        self._lost_reason = (
-            f"gave up reconnecting after {give_up.timeout_s:.0f} s ({attempt} attempts)"
-        )
-        self.supervisor.browser_gone(self._lost_reason)
-        self._note_loss(f"the connection to the browser was lost and tabwarden {self._lost_reason}")
-        self._registry.forget_all(f"the connection was lost and {self._lost_reason}")
-        logger.warning("session %r: %s", self.name, self._lost_reason)
+    def _lost(self, reason: str, message: str, gave_up: bool) -> None:
+        if gave_up:
+            self.supervisor.connection_state = "gave_up"
+        self.supervisor.browser_gone(reason)
+        self._registry.forget_all(message)

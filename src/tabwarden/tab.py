@@ -31,6 +31,7 @@ from .clipping import clip_title, clip_url
 from .content import ImageList, PageContent, page_content, page_images
 from .diagnostics import storage
 from .diagnostics.console import ConsoleReport
+from .diagnostics.emulation import commands as emulation_commands
 from .diagnostics.network import NetworkReport, RequestFilter
 from .diagnostics.pdf import PdfFile, print_options, save_pdf
 from .diagnostics.recording import RecordingFile, RecordingStarted
@@ -57,6 +58,7 @@ from .snapshot import DEFAULT_MAX_CHARS, RefTable, Snapshot
 from .snapshot.captures import Cursor
 from .snapshot.reading import SnapshotReader, dialog_lines
 from .snapshot.render import check_max_chars
+from .supervisor.bridge import bridge_commands
 from .supervisor.dialogs import ClosedDialog, PendingDialog
 from .supervisor.state import SupervisorState
 from .supervisor.supervisor import Supervisor
@@ -89,8 +91,6 @@ class TabHost(Protocol):
     """What a tab asks of the session that holds it (``BrowserSession`` is one)."""
 
     def take_relaunch_notice(self) -> Relaunch | None: ...
-
-    def setup_commands(self, *, top_level: bool = True) -> list[tuple[str, dict[str, Any]]]: ...
 
     async def switch_tab(self, tab_id: str, *, timeout_ms: float | None = None) -> Tab: ...
 
@@ -1086,7 +1086,7 @@ class Tab:
         self._frames = FrameTracker(
             session,
             self.target_id,
-            lambda: self._host.setup_commands(top_level=False),
+            lambda: self._setup_commands(top_level=False),
             self._frame_session,
         )
         if session.session_id is not None:
@@ -1171,7 +1171,7 @@ class Tab:
             ("Network.enable", None),
             ("Runtime.enable", None),
             ("Target.setAutoAttach", AUTO_ATTACH_IFRAMES),
-            *self._host.setup_commands(),
+            *self._setup_commands(top_level=True),
         ]
         if waiting_for_debugger:
             commands.append(("Runtime.runIfWaitingForDebugger", None))
@@ -1198,6 +1198,24 @@ class Tab:
             self._services.pages.session_detached(session_id)
         else:
             self._services.pages.session_attached(session_id, self, frame_id)
+
+    def _setup_commands(self, *, top_level: bool) -> list[tuple[str, dict[str, Any]]]:
+        """Commands every page (``top_level``) and frame session runs while it is set up
+        (paused)."""
+        commands: list[tuple[str, dict[str, Any]]] = []
+        if self._supervisor.bridge:
+            commands += bridge_commands()
+        # What a new page or frame session needs before it runs, topic by topic:
+        # diagnostics: browser-side notices (CSP violations, failed loads) for the console log
+        commands.append(("Log.enable", {}))
+        # safety: URL policy (with the dialog bridge's pattern): one Fetch.enable per session
+        commands += self._supervisor.fetch_commands()
+        # storage and emulation: what the session emulates (nothing when at the defaults)
+        services = self._services
+        commands += emulation_commands(
+            services.emulation, services.user_agent, top_level=top_level, full=False
+        )
+        return commands
 
     def _state_header(self, summary: bool) -> tuple[list[str], SupervisorState]:
         """The snapshot header's lines after the first: dialogs, then (``summary``) what

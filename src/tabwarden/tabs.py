@@ -10,21 +10,23 @@ detach, so the console, network and dialog handlers find a tab without a scan.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from .budget import Budget
 from .cdp.connection import CDPConnection
 from .cdp.protocol import Event
 from .cdp.session import CDPSession
-from .errors import CDPError, ConnectionLost
+from .errors import CDPError, ConnectionLost, DeadlineExceeded
 from .page import Page
 from .tab import Tab
 from .tasks import TaskOwner
 
-__all__ = ["TabRegistry"]
+__all__ = ["TabRegistry", "close_targets"]
 
 _RELEASE_S = 10.0
+_CLOSE_RETRY_S = 1.0
+"""How long a close may take before it is asked again."""
 
 
 class TabRegistry:
@@ -66,6 +68,10 @@ class TabRegistry:
             if registry is not None and registry.get(frame_id) is not None:
                 return tab
         return None
+
+    def id_of_frame(self, frame_id: str) -> str | None:
+        tab = self.of_frame(frame_id)
+        return tab.id if tab is not None else None
 
     def find(self, tab_id: str) -> Tab | None:
         """An open tab by its id (``t3``) or its CDP target id."""
@@ -212,3 +218,43 @@ async def _release(connection: CDPConnection, session_id: str) -> None:
     with contextlib.suppress(CDPError, ConnectionLost):
         await session.send("Runtime.runIfWaitingForDebugger", budget=budget)
         await session.detach(budget=budget)
+
+
+async def close_targets(
+    connection: CDPConnection,
+    target_ids: Collection[str],
+    gone: Callable[[str], bool],
+    budget: Budget,
+    *,
+    what: str,
+    strict: bool = False,
+) -> None:
+    """Close page targets and return once ``gone`` says each went away.
+
+    A close that lands while a navigation commits is answered with success and then
+    dropped by Chromium: it is asked again until the target is gone. A refused close
+    means the target is gone already, except (``strict``) for the first ask, which
+    raises.
+    """
+    browser = CDPSession(connection, None)
+    refused: set[str] = set()
+
+    def left() -> list[str]:
+        return sorted(t for t in target_ids if t not in refused and not gone(t))
+
+    first = True
+    with connection.event_queue(["Target.targetDestroyed"], None) as destroyed:
+        while left():
+            for target_id in left():
+                try:
+                    await browser.send("Target.closeTarget", {"targetId": target_id}, budget=budget)
+                except CDPError:
+                    if strict and first:
+                        raise
+                    if not strict:
+                        refused.add(target_id)
+            first = False
+            with contextlib.suppress(DeadlineExceeded):
+                while left():
+                    await destroyed.get(budget.child(_CLOSE_RETRY_S), what=what)
+            budget.check(what=what)
