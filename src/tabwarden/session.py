@@ -7,7 +7,6 @@ docs/architecture.md for why processes rather than browser contexts).
 from __future__ import annotations
 
 import contextlib
-import logging
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -20,10 +19,7 @@ from .config import Config
 from .diagnostics import emulation, storage
 from .diagnostics.downloads import Download, DownloadList, DownloadTracker
 from .diagnostics.emulation import EmulationResult, EmulationState
-from .diagnostics.recording import (
-    RecordingFile,
-    RecordingFormat,
-)
+from .diagnostics.recording import RecordingFile, RecordingFormat
 from .diagnostics.storage import StorageResult
 from .diagnostics.trace import TraceFile, TraceRecorder, TraceStarted
 from .errors import (
@@ -55,14 +51,10 @@ from .supervisor.supervisor import Supervisor
 from .tab import Tab, TabInfo, dialog_action
 from .tabs import TabRegistry, close_targets
 from .tasks import TaskOwner
-from .unresponsive import explain_timeout
+from .unresponsive import explain_failure
 
 __all__ = ["BrowserSession"]
 
-_SESSION_NOT_FOUND = -32001
-"""CDP's error code for a command sent to a session that is gone (its target closed)."""
-
-logger = logging.getLogger("tabwarden.session")
 
 _SETUP_S = 10.0
 
@@ -523,12 +515,8 @@ class BrowserSession:
         if self.connected and not self.backend.owns_browser:
             with contextlib.suppress(TabwardenError):
                 await self._downloads.restore(self.connection, Budget(2.0))
-        if self._trace.active and self.connected:
-            try:
-                trace = await self._trace.stop(self._browser_cdp(), self.paths, None, Budget(30.0))
-                logger.warning("session %r closed mid-trace: saved to %s", self.name, trace.path)
-            except (TabwardenError, OSError) as exc:
-                logger.warning("session %r closed mid-trace; saving it failed: %s", self.name, exc)
+        if self.connected:
+            await self._trace.save_if_running(self._browser_cdp(), self.paths, self.name)
         await self._services.recordings.save_all(self.name)
 
     # ---- safety: URL policy -------------------------------------------------------
@@ -606,12 +594,7 @@ class BrowserSession:
             return error
         if self._link.closing or self._closed:
             return SessionClosed(f"session {self.name!r} was closed while this call ran")
-        gone = isinstance(error, CDPError) and error.code == _SESSION_NOT_FOUND
-        if gone and tab is not None and tab.closed:
-            return tab.closed_error()
-        if isinstance(error, DeadlineExceeded):
-            return await explain_timeout(self._services, tab, error, budget)
-        return error
+        return await explain_failure(self._services, tab, error, budget)
 
     def _browser_cdp(self) -> CDPSession:
         return CDPSession(self.connection, None)

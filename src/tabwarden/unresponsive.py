@@ -21,6 +21,7 @@ from .calls import Arg
 from .cdp.session import CDPSession
 from .errors import (
     BrowserNotResponding,
+    CDPError,
     CDPTimeout,
     DeadlineExceeded,
     EvaluateTimeout,
@@ -32,10 +33,25 @@ if TYPE_CHECKING:
     from .page import Page
     from .services import SessionServices
 
-__all__ = ["explain_timeout"]
+__all__ = ["explain_failure", "explain_timeout"]
 
+_SESSION_NOT_FOUND = -32001
+"""CDP's error code for a command sent to a session that is gone (its target closed)."""
 _BROWSER_PROBE_S = 1.0
 """A browser that answers nothing for this long (a reply takes a millisecond) is stuck."""
+
+
+async def explain_failure(
+    browser: SessionServices, tab: Page | None, error: TabwardenError, budget: Budget
+) -> TabwardenError:
+    """What a call that failed on ``tab`` should say: that the tab was closed under it,
+    why the browser or page did not answer in time, or ``error`` itself."""
+    gone = isinstance(error, CDPError) and error.code == _SESSION_NOT_FOUND
+    if gone and tab is not None and tab.closed:
+        return tab.closed_error()
+    if isinstance(error, DeadlineExceeded):
+        return await explain_timeout(browser, tab, error, budget)
+    return error
 
 
 async def explain_timeout(

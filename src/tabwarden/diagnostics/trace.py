@@ -8,6 +8,7 @@ into ``traces/`` in the workspace's output folder.
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from dataclasses import dataclass
@@ -17,11 +18,14 @@ from typing import Any
 from ..budget import Budget
 from ..cdp.connection import CDPConnection
 from ..cdp.session import CDPSession
-from ..errors import ActionError, CDPError, InvalidArgument
+from ..errors import ActionError, CDPError, InvalidArgument, TabwardenError
 from ..safety.paths import WorkspacePaths
 from .streams import save_stream
 
 __all__ = ["DEFAULT_CATEGORIES", "TraceFile", "TraceRecorder", "TraceStarted"]
+
+logger = logging.getLogger("tabwarden.trace")
+_SAVE_ON_CLOSE_S = 30.0
 
 DEFAULT_CATEGORIES = (
     "devtools.timeline",
@@ -142,6 +146,16 @@ class TraceRecorder:
         settings = TraceStarted(chosen, screenshots)
         self._run = _Run(browser.connection, time.monotonic(), settings)
         return settings
+
+    async def save_if_running(self, browser: CDPSession, paths: WorkspacePaths, name: str) -> None:
+        """Save a trace still running when session ``name`` closes (logged, never raised)."""
+        if not self.active or browser.connection.closed:
+            return
+        try:
+            trace = await self.stop(browser, paths, None, Budget(_SAVE_ON_CLOSE_S))
+            logger.warning("session %r closed mid-trace: saved to %s", name, trace.path)
+        except (TabwardenError, OSError) as exc:
+            logger.warning("session %r closed mid-trace; saving it failed: %s", name, exc)
 
     async def stop(
         self, browser: CDPSession, paths: WorkspacePaths, path: str | None, budget: Budget
