@@ -700,6 +700,7 @@ class BrowserSession(Facade[AsyncBrowserSession]):
 
     @property
     def endpoint(self) -> Endpoint | None:
+        """Where the browser is (its DevTools URL; the pid of one this session launched)."""
         return unwrap(self).endpoint
 
     @property
@@ -714,6 +715,7 @@ class BrowserSession(Facade[AsyncBrowserSession]):
 
     @property
     def launches(self) -> int:
+        """How many times this session started its browser (relaunches included)."""
         return unwrap(self).launches
 
     @property
@@ -732,6 +734,7 @@ class BrowserSession(Facade[AsyncBrowserSession]):
 
     @property
     def product(self) -> str:
+        """The browser's name and version, as it says (``Chrome/130.0…``)."""
         return unwrap(self).product
 
     @property
