@@ -118,6 +118,7 @@ async def test_an_event_reaches_every_subscriber(browser):
         await session.send("Runtime.disable", budget=Budget(5))
 
 
+@pytest.mark.browser
 async def test_socket_close_fails_every_pending_command_at_once():
     async with tabwarden.launch(isolated=True) as own:
         session = await _page_session(own)
