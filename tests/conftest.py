@@ -1,10 +1,19 @@
-"""Shared fixtures: local HTTP servers, a Chromium per test module, process probes."""
+"""Shared fixtures: local HTTP servers, a Chromium per test module, process probes.
+
+Tests that need Chromium are marked ``browser``: a test whose fixtures include
+``browser`` (directly or through other fixtures) is marked here, and a test that
+starts Chromium another way carries ``@pytest.mark.browser``. While a test not so
+marked runs, ``chromium`` is a stand-in that refuses to start (first on ``PATH`` and
+named by ``TABWARDEN_CHROME``, so CLI and MCP processes the test starts get it too):
+a missing mark fails the test, and ``pytest -m "not browser"`` starts no browser.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Generator, Iterator
 from pathlib import Path
 
 import psutil
@@ -13,6 +22,43 @@ import pytest_asyncio
 
 import tabwarden
 from tests.local_server import LocalServer
+
+BROWSER_MARK = "browser"
+BROWSER_FIXTURE = "browser"
+REFUSED_BROWSER = Path(__file__).with_name("refused_browser") / "chromium"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark ``browser`` every test whose fixtures include ``browser`` (the one below or a
+    module's own)."""
+    for item in items:
+        if BROWSER_FIXTURE in getattr(item, "fixturenames", ()):
+            item.add_marker(BROWSER_MARK)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None]:
+    """Set-up, call and tear-down of a test not marked ``browser`` see the stand-in."""
+    if item.get_closest_marker(BROWSER_MARK) is not None:
+        return (yield)
+    with _browser_refused():
+        return (yield)
+
+
+@contextlib.contextmanager
+def _browser_refused() -> Iterator[None]:
+    """``PATH`` and ``TABWARDEN_CHROME`` lead to the stand-in, then back to what they were."""
+    saved = {name: os.environ.get(name) for name in ("PATH", "TABWARDEN_CHROME")}
+    os.environ["PATH"] = os.pathsep.join([str(REFUSED_BROWSER.parent), saved["PATH"] or os.defpath])
+    os.environ["TABWARDEN_CHROME"] = str(REFUSED_BROWSER)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 @pytest.fixture(scope="session")

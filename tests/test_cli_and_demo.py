@@ -38,6 +38,7 @@ def test_demo_site_serves_pages_and_status_routes():
         urllib.request.urlopen(home, timeout=2)  # stopped: nothing listens any more
 
 
+@pytest.mark.browser
 async def test_scripted_demo_session_passes_every_step():
     lines: list[str] = []
     assert await run_demo(out=lines.append) == 0
@@ -54,12 +55,14 @@ async def test_scripted_demo_session_passes_every_step():
         assert expected in text, text
 
 
+@pytest.mark.browser
 def test_cli_demo_command_exits_zero_and_narrates():
     done = _cli("demo")
     assert done.returncode == 0, done.stdout + done.stderr
     assert re.search(r"^ok: \d+ steps in", done.stdout, re.MULTILINE), done.stdout
 
 
+@pytest.mark.browser
 def test_cli_version_and_doctor_report_the_browser():
     version = _cli("version")
     assert version.returncode == 0 and "browser" in version.stdout

@@ -72,6 +72,7 @@ async def bloated_tab(ctx: ToolContext, url: str) -> tabwarden.Tab:
     return tab
 
 
+@pytest.mark.browser
 async def test_a_bloated_page_gets_a_snapshot_no_bigger_than_max_chars(ctx, server) -> None:
     tab = await bloated_tab(ctx, server.url("/index.html"))
     for max_chars in (200, 1_000, 12_000):
@@ -84,6 +85,7 @@ async def test_a_bloated_page_gets_a_snapshot_no_bigger_than_max_chars(ctx, serv
     assert len(result.text) <= 200 + 100  # the untrusted-content marker comes on top
 
 
+@pytest.mark.browser
 async def test_tab_lists_receipts_and_navigation_results_clip_urls_and_titles(ctx, server) -> None:
     tab = await bloated_tab(ctx, server.url("/index.html"))
     listing = await call_tool(ctx, "browser_tabs", {})
@@ -100,6 +102,7 @@ async def test_tab_lists_receipts_and_navigation_results_clip_urls_and_titles(ct
     assert len(reloaded.url) <= URL_CHARS and len(reloaded.title) <= TITLE_CHARS
 
 
+@pytest.mark.browser
 async def test_navigating_to_a_huge_url_is_a_bounded_error(ctx, closed_port) -> None:
     url = f"http://127.0.0.1:{closed_port}/" + "x" * 10_000_000
     with pytest.raises(NavigationFailed) as caught:

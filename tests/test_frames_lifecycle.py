@@ -12,6 +12,8 @@ import pytest
 import tabwarden
 from tabwarden.backends import local
 
+pytestmark = pytest.mark.browser
+
 _DEADLINE_S = 10.0
 
 

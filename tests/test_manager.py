@@ -27,6 +27,7 @@ def _config(**browser: object) -> Config:
     return config
 
 
+@pytest.mark.browser
 async def test_two_sessions_do_not_share_cookies(server):
     async with tabwarden.SessionManager(_config()) as manager:
         alice = await manager.get_or_create("alice")
@@ -38,6 +39,7 @@ async def test_two_sessions_do_not_share_cookies(server):
         assert sorted(manager.names()) == ["alice", "bob"]
 
 
+@pytest.mark.browser
 async def test_get_or_create_is_idempotent_even_when_concurrent():
     async with tabwarden.SessionManager(_config()) as manager:
         first, second = await asyncio.gather(
@@ -59,6 +61,7 @@ async def test_bad_and_unknown_names_say_what_to_do():
             await manager.close("nobody")
 
 
+@pytest.mark.browser
 async def test_idle_sessions_are_closed_by_the_reaper():
     async with tabwarden.SessionManager(_config(inactivity_timeout_s=0.4)) as manager:
         session = await manager.get_or_create("idle")
@@ -78,6 +81,7 @@ async def test_idle_sessions_are_closed_by_the_reaper():
         assert again is not session and not again.closed
 
 
+@pytest.mark.browser
 async def test_a_busy_session_is_not_reaped(server):
     async with tabwarden.SessionManager(_config(inactivity_timeout_s=3600)) as manager:
         session = await manager.get_or_create("busy")
@@ -94,6 +98,7 @@ async def test_a_busy_session_is_not_reaped(server):
         assert await manager.reap_idle() == ["busy"]
 
 
+@pytest.mark.browser
 async def test_close_all_leaves_no_browser_behind():
     manager = tabwarden.SessionManager(_config())
     sessions = [await manager.get_or_create(n) for n in ("a", "b")]
@@ -109,6 +114,7 @@ async def test_close_all_leaves_no_browser_behind():
         await manager.get_or_create("c")
 
 
+@pytest.mark.browser
 async def test_attach_by_http_endpoint_sees_tabs_and_leaves_the_browser_running(server):
     async with tabwarden.launch(isolated=True) as owner:
         own_tab = await owner.new_tab(server.url("/index.html"))
@@ -131,6 +137,7 @@ async def test_attach_by_http_endpoint_sees_tabs_and_leaves_the_browser_running(
         assert (await own_tab.reload()).title == "Test home"
 
 
+@pytest.mark.browser
 async def test_attach_by_ws_url_and_consent_hook(server):
     async with tabwarden.launch(isolated=True) as owner:
         asked = []
@@ -161,6 +168,7 @@ async def test_attach_errors_say_how_to_fix_the_url(closed_port):
     assert "--remote-debugging-port" in unreachable.value.hint
 
 
+@pytest.mark.browser
 async def test_a_different_endpoint_for_the_same_task_starts_fresh(server):
     async with (
         tabwarden.launch(isolated=True) as first_browser,

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import builtins
 import inspect
+import re
 
 import tabwarden
 import tabwarden.errors as errors
+from tabwarden.surfaces import daemon
 
 
 def test_all_lists_exactly_the_public_names():
@@ -28,6 +31,35 @@ def test_every_error_is_in_the_one_tree_and_documented():
         assert issubclass(cls, errors.TabwardenError)
         assert cls.__name__ in errors.__doc__, f"{cls.__name__} missing from the tree drawing"
         assert getattr(tabwarden, cls.__name__) is cls
+
+
+def test_the_tree_drawing_matches_the_classes():
+    drawn = re.findall(r"^( *)\* :class:`(\w+)`", errors.__doc__ or "", re.MULTILINE)
+    assert sorted(name for _, name in drawn) == sorted(errors.__all__)
+    parents: list[tuple[int, type]] = []
+    for indent, name in drawn:
+        cls = getattr(errors, name)
+        while parents and parents[-1][0] >= len(indent):
+            parents.pop()
+        if parents:
+            assert parents[-1][1] in cls.__bases__, f"{name} is drawn under {parents[-1][1]}"
+        parents.append((len(indent), cls))
+
+
+def test_no_error_shadows_a_builtin_name():
+    assert not set(errors.__all__) & set(dir(builtins))
+
+
+def test_the_daemons_errors_are_in_the_tree():
+    assert issubclass(errors.DaemonUnreachable, errors.SessionError)
+    assert issubclass(errors.DaemonNotRunning, errors.DaemonUnreachable)
+    assert errors.DaemonNotRunning("no daemon").hint
+    assert daemon.DaemonUnreachable is errors.DaemonUnreachable
+    remote = errors.RemoteError("TabNotFound", "no tab t9", "list tabs")
+    assert remote.error_class is errors.TabNotFound
+    assert issubclass(errors.TabNotFound, errors.TabUnavailable)
+    assert errors.RemoteError("KeyError", "m", "h").error_class is None
+    assert errors.RemoteError("annotations", "m", "h").error_class is None
 
 
 def test_errors_carry_hints_in_their_text():

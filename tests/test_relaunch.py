@@ -16,6 +16,8 @@ from tabwarden.errors import TabNotFound, UnknownRef
 from tabwarden.tools.context import ToolContext
 from tabwarden.tools.registry import call_tool
 
+pytestmark = pytest.mark.browser
+
 _TOLD = "and tabwarden relaunched it at"
 
 

@@ -7,6 +7,8 @@ import pytest
 from tabwarden.budget import Budget
 from tabwarden.errors import InvalidArgument, TabClosed, TabNotFound
 
+pytestmark = pytest.mark.browser
+
 
 async def _wait_for_tab_count(browser, count: int, seconds: float = 10):
     budget = Budget(seconds)

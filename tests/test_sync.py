@@ -13,6 +13,7 @@ from tabwarden.errors import NavigationTimeout
 from tests.conftest import browser_processes
 
 
+@pytest.mark.browser
 def test_sync_launch_navigate_and_close_from_plain_code(server):
     with tabwarden.sync.launch(isolated=True) as browser:
         tab = browser.new_tab(server.url("/index.html"))
@@ -29,6 +30,7 @@ def test_sync_launch_navigate_and_close_from_plain_code(server):
     assert not browser_processes(profile)
 
 
+@pytest.mark.browser
 def test_sync_session_manager(server):
     config = tabwarden.Config()
     config.browser.isolated = True

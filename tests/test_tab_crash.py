@@ -12,6 +12,8 @@ import tabwarden
 from tabwarden.budget import Budget
 from tabwarden.errors import TabCrashed
 
+pytestmark = pytest.mark.browser
+
 
 async def test_a_crashed_page_fails_fast_and_reload_recovers(browser, server):
     tab = await browser.new_tab(server.url("/index.html"))

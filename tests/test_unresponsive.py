@@ -27,6 +27,8 @@ from tabwarden.tools.context import ToolContext
 from tabwarden.tools.registry import call_tool
 from tabwarden.unresponsive import explain_timeout
 
+pytestmark = pytest.mark.browser
+
 MARGIN_S = 1.5
 """Slack for a loaded two-core machine on top of a call's deadline and its checks."""
 

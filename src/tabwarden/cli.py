@@ -73,7 +73,14 @@ from . import __version__
 from .backends.executable import find_browser
 from .backends.reaper import pid_alive
 from .config import Config, load_config
-from .errors import BrowserError, DeadlineExceeded, InvalidArgument, TabwardenError
+from .errors import (
+    BrowserError,
+    DaemonUnreachable,
+    DeadlineExceeded,
+    InvalidArgument,
+    RemoteError,
+    TabwardenError,
+)
 from .safety.redaction import process_redactor
 from .surfaces import daemon
 from .tools import registry
@@ -148,7 +155,7 @@ def main() -> None:
 def exit_code_for(exc: BaseException) -> int:
     """The exit status for an error (see the module docstring)."""
     cls: type[BaseException] | None = type(exc)
-    if isinstance(exc, daemon.RemoteError):
+    if isinstance(exc, RemoteError):
         cls = exc.error_class
     if cls is None:
         return 3
@@ -156,7 +163,7 @@ def exit_code_for(exc: BaseException) -> int:
         return 2
     if issubclass(cls, DeadlineExceeded):
         return 4
-    if issubclass(cls, daemon.DaemonUnreachable):
+    if issubclass(cls, DaemonUnreachable):
         return 5
     return 3
 

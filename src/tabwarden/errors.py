@@ -26,7 +26,10 @@ Every error a caller can see derives from :class:`TabwardenError` and carries a
     * :class:`SessionError`
         * :class:`SessionClosed`
         * :class:`SessionNotFound`
-    * :class:`TabError`
+        * :class:`DaemonUnreachable` — the session's CLI daemon cannot be started or reached
+            * :class:`DaemonNotRunning` — no daemon runs for the session
+    * :class:`RemoteError` — an error the CLI daemon answered with (``type_name`` is its class)
+    * :class:`TabUnavailable` — the tab cannot serve a call
         * :class:`TabNotFound`
         * :class:`TabClosed`
         * :class:`TabCrashed` — the page's renderer crashed; reload or navigate it
@@ -63,6 +66,8 @@ __all__ = [
     "ConfigError",
     "ConnectionLost",
     "ConsentRequired",
+    "DaemonNotRunning",
+    "DaemonUnreachable",
     "DeadlineExceeded",
     "DialogBlocking",
     "EndpointError",
@@ -80,6 +85,7 @@ __all__ = [
     "PolicyDenied",
     "ProfileInUse",
     "RefError",
+    "RemoteError",
     "ScriptError",
     "SessionClosed",
     "SessionError",
@@ -87,8 +93,8 @@ __all__ = [
     "StaleRefError",
     "TabClosed",
     "TabCrashed",
-    "TabError",
     "TabNotFound",
+    "TabUnavailable",
     "TabwardenError",
     "UnknownRef",
 ]
@@ -264,19 +270,47 @@ class SessionNotFound(SessionError):
     default_hint = "list sessions to see their names, or create this one"
 
 
-class TabError(TabwardenError):
-    pass
+class DaemonUnreachable(SessionError):
+    """The session's CLI daemon cannot be started or reached."""
+
+    default_hint = "see the daemon log in the runtime folder; `tabwarden daemon stop` resets it"
 
 
-class TabNotFound(TabError):
+class DaemonNotRunning(DaemonUnreachable):
+    """No daemon runs for this session (and none was to be started)."""
+
+    default_hint = "any tool command starts it, e.g. `tabwarden snapshot`"
+
+
+class RemoteError(TabwardenError):
+    """An error the CLI daemon answered with; ``type_name`` is the original class name."""
+
+    def __init__(self, type_name: str, message: str, hint: str) -> None:
+        self.type_name = type_name
+        super().__init__(message, hint=hint)
+
+    @property
+    def error_class(self) -> type[BaseException] | None:
+        """The original class, when it is one of this tree."""
+        cls = globals().get(self.type_name) if self.type_name in __all__ else None
+        if isinstance(cls, type) and issubclass(cls, BaseException):
+            return cls
+        return None
+
+
+class TabUnavailable(TabwardenError):
+    """The tab cannot serve a call: it is unknown, closed, or its page crashed."""
+
+
+class TabNotFound(TabUnavailable):
     default_hint = "list tabs to see the open ones and their ids"
 
 
-class TabClosed(TabError):
+class TabClosed(TabUnavailable):
     default_hint = "this tab is gone; list tabs and pick another, or open a new one"
 
 
-class TabCrashed(TabError):
+class TabCrashed(TabUnavailable):
     """The tab's page (its renderer process) crashed; the tab itself is still open."""
 
     default_hint = (

@@ -19,6 +19,8 @@ from tabwarden.errors import (
     ScriptError,
 )
 
+pytestmark = pytest.mark.browser
+
 MARGIN_S = 0.25
 
 

@@ -56,6 +56,7 @@ def test_launch_flags_keep_chromium_off_the_network_and_pick_a_free_port(tmp_pat
     assert "--headless" not in chromium_args(LocalOptions(headless=False), tmp_path, as_root=False)
 
 
+@pytest.mark.browser
 async def test_isolated_launch_serves_cdp_and_leaves_nothing_after_close():
     backend = LocalChromium(LocalOptions(isolated=True))
     session = tabwarden.BrowserSession(backend)
@@ -81,6 +82,7 @@ def _singleton_dir(profile: Path) -> Path:
     return Path(os.readlink(profile / "SingletonSocket")).parent
 
 
+@pytest.mark.browser
 async def test_parallel_launches_get_distinct_ports():
     sessions = await asyncio.gather(*(tabwarden.launch(isolated=True) for _ in range(3)))
     try:
@@ -92,6 +94,7 @@ async def test_parallel_launches_get_distinct_ports():
         await asyncio.gather(*(s.close() for s in sessions))
 
 
+@pytest.mark.browser
 async def test_workspace_profile_keeps_cookies_across_launches(server, tmp_path):
     async with tabwarden.launch(workspace=tmp_path) as first:
         await first.new_tab(server.url("/set-cookie?name=kept&value=yes"))
@@ -103,6 +106,7 @@ async def test_workspace_profile_keeps_cookies_across_launches(server, tmp_path)
         assert second.backend.profile_dir == profile
 
 
+@pytest.mark.browser
 async def test_a_profile_in_use_is_refused_with_guidance(tmp_path):
     async with tabwarden.launch(workspace=tmp_path, name="shared"):
         with pytest.raises(ProfileInUse) as caught:
@@ -110,13 +114,15 @@ async def test_a_profile_in_use_is_refused_with_guidance(tmp_path):
     assert "isolated=True" in caught.value.hint
 
 
-async def test_missing_executable_is_reported_with_install_hint():
+async def test_missing_executable_is_reported_with_install_hint(monkeypatch):
+    monkeypatch.delenv("TABWARDEN_CHROME", raising=False)  # it outranks the argument
     with pytest.raises(BrowserNotFound) as caught:
         await tabwarden.launch(isolated=True, executable="/nonexistent/chromium")
     assert "/nonexistent/chromium" in str(caught.value)
 
 
-async def test_a_browser_that_dies_at_start_shows_its_output(tmp_path):
+async def test_a_browser_that_dies_at_start_shows_its_output(tmp_path, monkeypatch):
+    monkeypatch.delenv("TABWARDEN_CHROME", raising=False)  # it outranks the argument
     fake = tmp_path / "fake-chrome"
     fake.write_text("#!/bin/sh\necho 'boom: cannot start' >&2\nexit 3\n")
     fake.chmod(0o755)
@@ -136,6 +142,7 @@ async def test_headed_without_a_display_is_refused(monkeypatch):
     assert "display" in str(caught.value)
 
 
+@pytest.mark.browser
 async def test_browser_killed_mid_call_fails_fast_and_next_call_relaunches(server):
     async with tabwarden.launch(isolated=True) as session:
         tab = await session.new_tab(server.url("/index.html"))
@@ -181,6 +188,7 @@ _CHILD = textwrap.dedent(
 
 
 @pytest.mark.parametrize("how", ["raise", "sigterm", "sigkill"])
+@pytest.mark.browser
 async def test_no_orphan_browser_or_profile_when_python_dies(how, tmp_path):
     script = tmp_path / "child.py"
     script.write_text(_CHILD.format(root=str(ROOT / "src")))

@@ -65,13 +65,30 @@ async def test_expired_command_raises_timeout_and_leaves_connection_usable(brows
     assert await _evaluate(session, "40 + 2", Budget(5)) == 42
 
 
-async def test_late_reply_after_timeout_is_dropped(browser):
+def _records_of_waiters(connection: CDPConnection) -> list[str]:
+    """The connection's own attributes that map anything to futures: a record of the
+    commands in flight kept beside the protocol's."""
+    return [
+        name
+        for name, value in vars(connection).items()
+        if isinstance(value, dict) and any(isinstance(v, asyncio.Future) for v in value.values())
+    ]
+
+
+async def test_late_reply_after_timeout_is_dropped_and_nothing_stays_pending(browser):
     session = await _page_session(browser)
     connection = session.connection
     late_before = connection.stats["late_replies"]
-    with pytest.raises(CDPTimeout):
-        await _evaluate(session, "new Promise(r => setTimeout(() => r(1), 300))", Budget(0.05))
+    slow = "new Promise(r => setTimeout(() => r(1), 300))"
+    in_flight = asyncio.ensure_future(_evaluate(session, slow, Budget(0.1)))
     deadline = Budget(5)
+    while connection.stats["pending"] == 0:
+        deadline.check("waiting for the command to be sent")
+        await deadline.sleep(0.005)
+    assert _records_of_waiters(connection) == []  # the protocol's record is the only one
+    with pytest.raises(CDPTimeout):
+        await in_flight
+    assert connection.stats["pending"] == 0
     while connection.stats["late_replies"] == late_before:
         deadline.check("waiting for the late reply")
         await deadline.sleep(0.02)
@@ -118,6 +135,7 @@ async def test_an_event_reaches_every_subscriber(browser):
         await session.send("Runtime.disable", budget=Budget(5))
 
 
+@pytest.mark.browser
 async def test_socket_close_fails_every_pending_command_at_once():
     async with tabwarden.launch(isolated=True) as own:
         session = await _page_session(own)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
+import weakref
 
 import pytest
 
@@ -29,13 +31,15 @@ def frame(**message: object) -> str:
 
 def test_command_ids_start_at_one_and_increase() -> None:
     protocol = CDPProtocol()
-    ids = [protocol.encode_command("Page.enable")[0].id for _ in range(5)]
+    ids = [protocol.encode_command("Page.enable", waiter=None)[0].id for _ in range(5)]
     assert ids == [1, 2, 3, 4, 5]
 
 
 def test_encode_returns_compact_json_with_id_and_method() -> None:
     protocol = CDPProtocol()
-    command, text = protocol.encode_command("Page.navigate", {"url": "https://example.com"})
+    command, text = protocol.encode_command(
+        "Page.navigate", {"url": "https://example.com"}, waiter=None
+    )
     assert command == Command(1, "Page.navigate", None)
     assert json.loads(text) == {
         "id": 1,
@@ -47,25 +51,25 @@ def test_encode_returns_compact_json_with_id_and_method() -> None:
 
 @pytest.mark.parametrize("params", [None, {}])
 def test_encode_omits_empty_params(params: dict[str, object] | None) -> None:
-    _, text = CDPProtocol().encode_command("Page.enable", params)
+    _, text = CDPProtocol().encode_command("Page.enable", params, waiter=None)
     assert json.loads(text) == {"id": 1, "method": "Page.enable"}
 
 
 def test_encode_includes_session_id() -> None:
-    command, text = CDPProtocol().encode_command("Runtime.enable", session_id="S1")
+    command, text = CDPProtocol().encode_command("Runtime.enable", session_id="S1", waiter=None)
     assert command.session_id == "S1"
     assert json.loads(text) == {"id": 1, "method": "Runtime.enable", "sessionId": "S1"}
 
 
 def test_encode_without_session_has_no_session_key() -> None:
-    _, text = CDPProtocol().encode_command("Target.getTargets")
+    _, text = CDPProtocol().encode_command("Target.getTargets", waiter=None)
     assert "sessionId" not in json.loads(text)
 
 
 def test_encode_registers_pending_and_counts_sent() -> None:
     protocol = CDPProtocol()
-    protocol.encode_command("A.a")
-    protocol.encode_command("B.b")
+    protocol.encode_command("A.a", waiter=None)
+    protocol.encode_command("B.b", waiter=None)
     assert protocol.pending_count == 2
     assert protocol.stats.sent == 2
 
@@ -75,16 +79,16 @@ def test_encode_registers_pending_and_counts_sent() -> None:
 
 def test_reply_is_matched_to_its_command_by_id() -> None:
     protocol = CDPProtocol()
-    command, _ = protocol.encode_command("Runtime.evaluate", {"expression": "1"}, "S1")
+    command, _ = protocol.encode_command("Runtime.evaluate", {"expression": "1"}, "S1", waiter=None)
     message = protocol.receive(frame(id=command.id, result={"value": 1}, sessionId="S1"))
-    assert message == Reply(command, {"value": 1})
+    assert message == Reply(command, {"value": 1}, None)
     assert protocol.pending_count == 0
     assert protocol.stats.replies == 1
 
 
 def test_reply_accepts_bytes() -> None:
     protocol = CDPProtocol()
-    command, _ = protocol.encode_command("Page.enable")
+    command, _ = protocol.encode_command("Page.enable", waiter=None)
     message = protocol.receive(frame(id=command.id, result={}).encode())
     assert isinstance(message, Reply)
     assert message.command is command
@@ -92,35 +96,35 @@ def test_reply_accepts_bytes() -> None:
 
 def test_out_of_order_replies_are_matched_correctly() -> None:
     protocol = CDPProtocol()
-    first, _ = protocol.encode_command("First.method")
-    second, _ = protocol.encode_command("Second.method")
-    third, _ = protocol.encode_command("Third.method")
+    first, _ = protocol.encode_command("First.method", waiter=None)
+    second, _ = protocol.encode_command("Second.method", waiter=None)
+    third, _ = protocol.encode_command("Third.method", waiter=None)
 
     got_third = protocol.receive(frame(id=third.id, result={"n": 3}))
     got_first = protocol.receive(frame(id=first.id, result={"n": 1}))
     got_second = protocol.receive(frame(id=second.id, result={"n": 2}))
 
-    assert got_third == Reply(third, {"n": 3})
-    assert got_first == Reply(first, {"n": 1})
-    assert got_second == Reply(second, {"n": 2})
+    assert got_third == Reply(third, {"n": 3}, None)
+    assert got_first == Reply(first, {"n": 1}, None)
+    assert got_second == Reply(second, {"n": 2}, None)
     assert protocol.pending_count == 0
 
 
 def test_reply_without_result_has_empty_result() -> None:
     protocol = CDPProtocol()
-    command, _ = protocol.encode_command("Page.enable")
-    assert protocol.receive(frame(id=command.id)) == Reply(command, {})
+    command, _ = protocol.encode_command("Page.enable", waiter=None)
+    assert protocol.receive(frame(id=command.id)) == Reply(command, {}, None)
 
 
 def test_reply_with_non_object_result_has_empty_result() -> None:
     protocol = CDPProtocol()
-    command, _ = protocol.encode_command("Page.enable")
-    assert protocol.receive(frame(id=command.id, result=[1, 2])) == Reply(command, {})
+    command, _ = protocol.encode_command("Page.enable", waiter=None)
+    assert protocol.receive(frame(id=command.id, result=[1, 2])) == Reply(command, {}, None)
 
 
 def test_error_reply_becomes_cdp_error_with_method_code_message_and_session() -> None:
     protocol = CDPProtocol()
-    command, _ = protocol.encode_command("DOM.querySelector", {"nodeId": 0}, "S9")
+    command, _ = protocol.encode_command("DOM.querySelector", {"nodeId": 0}, "S9", waiter=None)
     message = protocol.receive(
         frame(
             id=command.id,
@@ -145,7 +149,7 @@ def test_error_reply_becomes_cdp_error_with_method_code_message_and_session() ->
 
 def test_error_reply_appends_data_to_message() -> None:
     protocol = CDPProtocol()
-    command, _ = protocol.encode_command("Page.navigate")
+    command, _ = protocol.encode_command("Page.navigate", waiter=None)
     message = protocol.receive(
         frame(
             id=command.id,
@@ -160,7 +164,7 @@ def test_error_reply_appends_data_to_message() -> None:
 
 def test_error_reply_that_is_not_an_object_still_becomes_cdp_error() -> None:
     protocol = CDPProtocol()
-    command, _ = protocol.encode_command("X.y")
+    command, _ = protocol.encode_command("X.y", waiter=None)
     message = protocol.receive(frame(id=command.id, error="boom"))
     assert isinstance(message, ErrorReply)
     assert message.error.code == 0
@@ -173,7 +177,7 @@ def test_error_reply_that_is_not_an_object_still_becomes_cdp_error() -> None:
 
 def test_reply_after_forget_is_a_late_reply_and_counted() -> None:
     protocol = CDPProtocol()
-    command, _ = protocol.encode_command("Slow.call")
+    command, _ = protocol.encode_command("Slow.call", waiter=None)
     protocol.forget(command.id)
     assert protocol.pending_count == 0
     message = protocol.receive(frame(id=command.id, result={"too": "late"}))
@@ -184,10 +188,10 @@ def test_reply_after_forget_is_a_late_reply_and_counted() -> None:
 
 def test_forget_leaves_other_commands_pending() -> None:
     protocol = CDPProtocol()
-    first, _ = protocol.encode_command("A.a")
-    second, _ = protocol.encode_command("B.b")
+    first, _ = protocol.encode_command("A.a", waiter=None)
+    second, _ = protocol.encode_command("B.b", waiter=None)
     protocol.forget(first.id)
-    assert protocol.receive(frame(id=second.id, result={})) == Reply(second, {})
+    assert protocol.receive(frame(id=second.id, result={})) == Reply(second, {}, None)
 
 
 def test_forget_unknown_id_is_harmless() -> None:
@@ -198,7 +202,7 @@ def test_forget_unknown_id_is_harmless() -> None:
 
 def test_duplicate_reply_is_late() -> None:
     protocol = CDPProtocol()
-    command, _ = protocol.encode_command("A.a")
+    command, _ = protocol.encode_command("A.a", waiter=None)
     assert isinstance(protocol.receive(frame(id=command.id, result={})), Reply)
     assert protocol.receive(frame(id=command.id, result={})) == LateReply(command.id)
     assert protocol.stats.late_replies == 1
@@ -212,10 +216,44 @@ def test_reply_to_unknown_id_is_late() -> None:
 
 def test_reply_with_non_integer_id_is_late_with_minus_one() -> None:
     protocol = CDPProtocol()
-    command, _ = protocol.encode_command("A.a")
+    command, _ = protocol.encode_command("A.a", waiter=None)
     assert protocol.receive(frame(id=str(command.id), result={})) == LateReply(-1)
     assert protocol.pending_count == 1  # the real command is still waiting
     assert protocol.stats.late_replies == 1
+
+
+# ---- waiters: the one record of the commands in flight ---------------------------------
+
+
+def test_each_reply_hands_back_the_waiter_its_command_was_sent_with() -> None:
+    protocol: CDPProtocol[str] = CDPProtocol()
+    first, _ = protocol.encode_command("A.a", waiter="first's")
+    second, _ = protocol.encode_command("B.b", waiter="second's")
+    failed = protocol.receive(frame(id=second.id, error={"code": -32000, "message": "no"}))
+    assert isinstance(failed, ErrorReply) and failed.waiter == "second's"
+    assert protocol.receive(frame(id=first.id, result={})) == Reply(first, {}, "first's")
+
+
+def test_pending_commands_of_a_session_come_with_their_waiters() -> None:
+    protocol: CDPProtocol[str] = CDPProtocol()
+    on_s1, _ = protocol.encode_command("A.a", session_id="S1", waiter="a")
+    protocol.encode_command("B.b", session_id="S2", waiter="b")
+    assert protocol.pending_of("S1") == [(on_s1, "a")]
+
+
+def test_a_forgotten_command_keeps_no_hold_on_its_waiter() -> None:
+    class Waiter:
+        pass
+
+    protocol: CDPProtocol[Waiter] = CDPProtocol()
+    waiter = Waiter()
+    gone = weakref.ref(waiter)
+    command, _ = protocol.encode_command("Slow.call", waiter=waiter)
+    protocol.forget(command.id)
+    del waiter
+    gc.collect()
+    assert gone() is None
+    assert protocol.receive(frame(id=command.id, result={})) == LateReply(command.id)
 
 
 # ---- events ------------------------------------------------------------------------
@@ -261,14 +299,14 @@ def test_event_with_missing_or_bad_params_has_empty_params(params: object) -> No
 )
 def test_malformed_frame_returns_none_and_is_counted(data: str | bytes) -> None:
     protocol = CDPProtocol()
-    command, _ = protocol.encode_command("A.a")
+    command, _ = protocol.encode_command("A.a", waiter=None)
     assert protocol.receive(data) is None
     assert protocol.stats.malformed == 1
     assert protocol.stats.events == 0
     assert protocol.stats.replies == 0
     assert protocol.pending_count == 1
     # The protocol keeps working after a bad frame.
-    assert protocol.receive(frame(id=command.id, result={})) == Reply(command, {})
+    assert protocol.receive(frame(id=command.id, result={})) == Reply(command, {}, None)
 
 
 def test_malformed_frames_accumulate_in_stats() -> None:
@@ -281,12 +319,12 @@ def test_malformed_frames_accumulate_in_stats() -> None:
 # ---- drain -------------------------------------------------------------------------
 
 
-def test_drain_returns_and_clears_pending_commands() -> None:
-    protocol = CDPProtocol()
-    first, _ = protocol.encode_command("A.a")
-    second, _ = protocol.encode_command("B.b", session_id="S1")
+def test_drain_returns_and_clears_pending_commands_with_their_waiters() -> None:
+    protocol: CDPProtocol[str] = CDPProtocol()
+    first, _ = protocol.encode_command("A.a", waiter="first")
+    second, _ = protocol.encode_command("B.b", session_id="S1", waiter="second")
     drained = protocol.drain()
-    assert sorted(drained, key=lambda c: c.id) == [first, second]
+    assert sorted(drained, key=lambda entry: entry[0].id) == [(first, "first"), (second, "second")]
     assert protocol.pending_count == 0
     assert protocol.drain() == []
     # Replies to drained commands are late.
@@ -295,9 +333,9 @@ def test_drain_returns_and_clears_pending_commands() -> None:
 
 def test_ids_keep_increasing_after_drain() -> None:
     protocol = CDPProtocol()
-    protocol.encode_command("A.a")
+    protocol.encode_command("A.a", waiter=None)
     protocol.drain()
-    command, _ = protocol.encode_command("B.b")
+    command, _ = protocol.encode_command("B.b", waiter=None)
     assert command.id == 2
 
 

@@ -16,6 +16,8 @@ from tabwarden.errors import InvalidArgument
 from tabwarden.tools.context import ToolContext
 from tabwarden.tools.registry import call_tool
 
+pytestmark = pytest.mark.browser
+
 PAGE = Path(__file__).parent.parent / "pages" / "diag_console.html"
 
 

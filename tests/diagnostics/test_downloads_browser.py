@@ -19,6 +19,8 @@ from tabwarden.tools.context import ToolContext
 from tabwarden.tools.registry import call_tool
 from tests.fakes.cdp_proxy import CDPProxy
 
+pytestmark = pytest.mark.browser
+
 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:

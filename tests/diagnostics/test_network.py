@@ -16,6 +16,8 @@ from tabwarden.errors import InvalidArgument
 from tabwarden.tools.context import ToolContext
 from tabwarden.tools.registry import call_tool
 
+pytestmark = pytest.mark.browser
+
 
 def _held(tab) -> list[NetworkRequest]:
     """What the tab's log holds, as it stands."""

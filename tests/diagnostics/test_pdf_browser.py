@@ -28,6 +28,7 @@ async def tab(session, server):
     return await session.new_tab(server.url("/files_print.html"))
 
 
+@pytest.mark.browser
 async def test_save_pdf_writes_a_pdf_into_the_workspace(tab, workspace):
     pdf = await tab.save_pdf()
     assert pdf.path.parent == workspace / "tabwarden-output" / "pdf"
@@ -38,6 +39,7 @@ async def test_save_pdf_writes_a_pdf_into_the_workspace(tab, workspace):
     assert f"to {pdf.path} ({pdf.bytes:,} bytes, 3 pages)" in pdf.text(tab.id)
 
 
+@pytest.mark.browser
 async def test_print_options_change_the_output(tab):
     portrait = await tab.save_pdf("portrait.pdf", paper_format="A4")
     landscape = await tab.save_pdf(
@@ -53,6 +55,7 @@ async def test_print_options_change_the_output(tab):
     assert again.path.name == "portrait-2.pdf"  # never overwrites
 
 
+@pytest.mark.browser
 async def test_pdf_outside_the_workspace_is_refused(tab, tmp_path):
     with pytest.raises(PathNotAllowed, match="outside the workspace"):
         await tab.save_pdf("/tmp/x.pdf")
@@ -63,6 +66,7 @@ async def test_pdf_outside_the_workspace_is_refused(tab, tmp_path):
     assert not (tmp_path / "elsewhere.pdf").exists()
 
 
+@pytest.mark.browser
 async def test_bad_print_options_are_clear_errors(tab):
     with pytest.raises(InvalidArgument, match="paper_format='B9'"):
         await tab.save_pdf(paper_format="B9")

@@ -48,6 +48,7 @@ async def _until_frames(tab, count: int) -> None:
         await budget.sleep(0.05)
 
 
+@pytest.mark.browser
 async def test_a_recording_becomes_an_html_player_holding_the_frames(session, server, workspace):
     tab = await session.new_tab(server.url("/files_anim.html"))
     started = await tab.record_start(quality=50, max_width=400)
@@ -100,6 +101,7 @@ async def _plays(session, page: str, count: int) -> None:
     await player.close()
 
 
+@pytest.mark.browser
 async def test_one_recording_per_tab_and_outside_paths_are_refused(session, server, tmp_path):
     tab = await session.new_tab(server.url("/files_anim.html"))
     await tab.record_start()
@@ -114,6 +116,7 @@ async def test_one_recording_per_tab_and_outside_paths_are_refused(session, serv
     await tab.close()
 
 
+@pytest.mark.browser
 async def test_frames_are_bounded_and_dropped_ones_counted(server, tmp_path):
     config = Config()
     config.browser.workspace = tmp_path
@@ -133,6 +136,7 @@ async def test_frames_are_bounded_and_dropped_ones_counted(server, tmp_path):
         assert len(_frames_of(saved.path)) == 10
 
 
+@pytest.mark.browser
 async def test_a_recording_still_running_is_saved_when_the_session_closes(server, tmp_path):
     async with tabwarden.launch(isolated=True, workspace=tmp_path) as browser:
         tab = await browser.new_tab(server.url("/files_anim.html"))
@@ -181,6 +185,7 @@ async def test_a_failing_ffmpeg_falls_back_to_the_html_player(tmp_path):
     assert not list(saved.path.parent.glob("*.webm"))  # no half-written video left
 
 
+@pytest.mark.browser
 async def test_with_ffmpeg_a_recording_becomes_a_webm(server, tmp_path):
     # The system's ffmpeg, else the one the imageio-ffmpeg wheel carries (a test
     # dependency), so the WebM path runs everywhere.

@@ -42,6 +42,7 @@ def test_the_tools_are_in_their_groups_not_in_core():
     assert "browser_emulate" in {t.name for t in select_tools(["devtools"])}
 
 
+@pytest.mark.browser
 async def test_storage_tool_round_trip_marks_page_values_untrusted(ctx, server):
     await call_tool(ctx, "browser_navigate", {"url": server.url(PAGE)})
     await call_tool(
@@ -60,6 +61,7 @@ async def test_storage_tool_round_trip_marks_page_values_untrusted(ctx, server):
     assert "kind" in str(wrong.value)
 
 
+@pytest.mark.browser
 async def test_a_jwt_in_local_storage_comes_out_redacted(ctx, server):
     await call_tool(ctx, "browser_navigate", {"url": server.url(PAGE)})
     await call_tool(
@@ -72,6 +74,7 @@ async def test_a_jwt_in_local_storage_comes_out_redacted(ctx, server):
     assert "redacted" in got.final_text()
 
 
+@pytest.mark.browser
 async def test_save_state_tool_writes_into_the_workspace(ctx, server, workspace):
     await call_tool(ctx, "browser_navigate", {"url": server.url(PAGE)})
     saved = await call_tool(ctx, "browser_storage", {"action": "save_state", "file": "tool"})
@@ -83,6 +86,7 @@ async def test_save_state_tool_writes_into_the_workspace(ctx, server, workspace)
     assert loaded.final_text().startswith("loaded ")
 
 
+@pytest.mark.browser
 async def test_emulate_tool_sets_and_reports_the_state(ctx, server):
     current = await call_tool(ctx, "browser_emulate", {})
     assert current.final_text().startswith("no emulation")

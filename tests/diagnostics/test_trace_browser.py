@@ -14,6 +14,8 @@ from tabwarden.manager import SessionManager
 from tabwarden.tools.context import ToolContext
 from tabwarden.tools.registry import call_tool
 
+pytestmark = pytest.mark.browser
+
 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:

@@ -53,6 +53,7 @@ async def owner(server, other_origin):
 
 
 @pytest.mark.parametrize("by", ["http", "ws"])
+@pytest.mark.browser
 async def test_attach_without_consent_is_refused_and_says_what_it_would_control(owner, by):
     url = http_url(owner) if by == "http" else owner.endpoint.ws_url
     before = len(await owner.tabs())
@@ -70,6 +71,7 @@ async def test_attach_without_consent_is_refused_and_says_what_it_would_control(
     assert len(await owner.tabs()) == before  # nothing was touched
 
 
+@pytest.mark.browser
 async def test_attach_with_consent_or_config_works(owner):
     async with tabwarden.attach(http_url(owner), consent=True) as guest:
         assert {"Test home", "Second page"} <= {t.title for t in await guest.tabs()}
@@ -81,6 +83,7 @@ async def test_attach_with_consent_or_config_works(owner):
         await tabwarden.attach(owner.endpoint.ws_url, config=refusing)
 
 
+@pytest.mark.browser
 async def test_a_consent_check_is_shown_the_request(owner):
     seen: list[AttachRequest] = []
 
@@ -113,6 +116,7 @@ def test_the_description_is_bounded():
 # ---- the tool, the MCP server and the CLI -------------------------------------------------
 
 
+@pytest.mark.browser
 async def test_browser_attach_tool_needs_consent_and_leaves_the_session_alone(owner, server):
     async with tabwarden.SessionManager(Config(browser={"isolated": True})) as manager:
         ctx = ToolContext(manager, "agent")
@@ -132,6 +136,7 @@ async def test_browser_attach_tool_needs_consent_and_leaves_the_session_alone(ow
     assert len(await owner.tabs()) == 2, "closing the attached session left the owner's tabs"
 
 
+@pytest.mark.browser
 async def test_browser_attach_tool_with_allow_attach_in_config(owner):
     async with tabwarden.SessionManager(allowing()) as manager:
         ctx = ToolContext(manager, "agent")
@@ -139,6 +144,7 @@ async def test_browser_attach_tool_with_allow_attach_in_config(owner):
         assert result.text.startswith(f"attached to {owner.product}")
 
 
+@pytest.mark.browser
 async def test_mcp_cdp_endpoint_needs_allow_attach(owner):
     from tabwarden.surfaces.mcp import MCPOptions, _Client, _Runtime
 
@@ -232,6 +238,7 @@ def test_the_local_browser_always_gets_its_own_profile_folder(tmp_path):
     ]
 
 
+@pytest.mark.browser
 async def test_a_persistent_launch_uses_a_profile_under_the_data_dir(tmp_path):
     data_dir = Path(os.environ["TABWARDEN_DATA_DIR"])  # set for the tests by conftest
     async with tabwarden.launch(isolated=False, workspace=tmp_path, name="mine") as session:
@@ -258,6 +265,7 @@ async def test_extra_args_cannot_pick_another_profile_without_consent(tmp_path, 
     assert not (tmp_path / ".config").exists(), "nothing was launched"
 
 
+@pytest.mark.browser
 async def test_with_consent_extra_args_pick_the_profile(tmp_path):
     chosen = tmp_path / "my-chrome-profile"
     config = Config()

@@ -22,6 +22,8 @@ from tabwarden.errors import InvalidArgument, PathNotAllowed, PolicyDenied
 from tabwarden.safety.guard import PolicyDecision
 from tests.local_server import PAGES, LocalServer
 
+pytestmark = pytest.mark.browser
+
 SECRET = "tabwarden-raw-cdp-secret"
 METADATA = "http://169.254.169.254/latest/meta-data/"
 BLOCKED_PAGE = "is blocked"  # Chromium's page for a request the guard failed

@@ -71,6 +71,7 @@ async def page(ctx, server, other_origin) -> str:
     return url
 
 
+@pytest.mark.browser
 async def test_snapshot_page_text_and_input_values(ctx, page):
     snap = await call_tool(ctx, "browser_snapshot", {"full": True})
     text = assert_clean(snap)
@@ -83,6 +84,7 @@ async def test_snapshot_page_text_and_input_values(ctx, page):
         assert "[secret:PLANET_CODE]" in assert_clean(result), tool
 
 
+@pytest.mark.browser
 async def test_console_output(ctx, page):
     snap = (await call_tool(ctx, "browser_snapshot", {})).text
     await call_tool(ctx, "browser_click", {"ref": ref_of(snap, "button", "Log")})
@@ -91,6 +93,7 @@ async def test_console_output(ctx, page):
     assert "sign-in failed" in text and "[redacted:" in text
 
 
+@pytest.mark.browser
 async def test_dialog_text_in_receipt_snapshot_header_and_answer(ctx, page):
     snap = (await call_tool(ctx, "browser_snapshot", {})).text
     receipt = await call_tool(ctx, "browser_click", {"ref": ref_of(snap, "button", "Alert")})
@@ -101,6 +104,7 @@ async def test_dialog_text_in_receipt_snapshot_header_and_answer(ctx, page):
     assert "your Slack token is [redacted:slack-token]" in assert_clean(answered)
 
 
+@pytest.mark.browser
 async def test_evaluate_results_in_the_page_and_in_a_cross_origin_frame(ctx, page):
     result = await call_tool(ctx, "browser_evaluate", {"expression": "window.sessionJwt"})
     assert "[redacted:jwt]" in assert_clean(result)
@@ -126,6 +130,7 @@ async def test_evaluate_results_in_the_page_and_in_a_cross_origin_frame(ctx, pag
     assert "[redacted:anthropic-key]" in assert_clean(in_frame)
 
 
+@pytest.mark.browser
 async def test_cdp_results(ctx, page):
     tab = await ctx.tab()
     reply = await call_tool(
@@ -144,6 +149,7 @@ async def test_cdp_results(ctx, page):
     assert reply.data["result"]["result"]["value"][1] == "[redacted:jwt]"
 
 
+@pytest.mark.browser
 async def test_error_messages(ctx, server):
     query = "token=abc123secretvalue&code=PLANETARY-ORBIT-7731"
     with pytest.raises(NavigationTimeout) as timed_out:
@@ -161,6 +167,7 @@ async def test_error_messages(ctx, server):
     assert "u:[redacted:password]@host" in str(invalid.value)
 
 
+@pytest.mark.browser
 async def test_network_urls_and_headers(ctx, page, server, other_origin):
     await call_tool(ctx, "browser_navigate", {"url": page})
     snap = (await call_tool(ctx, "browser_snapshot", {})).text
@@ -179,6 +186,7 @@ async def test_network_urls_and_headers(ctx, page, server, other_origin):
     assert "[redacted:" in assert_clean(detail)
 
 
+@pytest.mark.browser
 async def test_local_storage_values_by_key_and_by_shape(ctx, page):
     await call_tool(ctx, "browser_navigate", {"url": page})
     stored = await call_tool(ctx, "browser_storage", {"action": "get", "kind": "local"})

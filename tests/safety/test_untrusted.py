@@ -90,6 +90,7 @@ async def ctx(tmp_path_factory):
         yield ToolContext(manager, "untrusted")
 
 
+@pytest.mark.browser
 async def test_each_page_derived_tool_marks_its_result(ctx, server):
     upload = ctx.manager.config.browser.workspace / "avatar.txt"
     upload.write_text("hello")
@@ -146,6 +147,7 @@ async def test_each_page_derived_tool_marks_its_result(ctx, server):
     assert seen == PAGE_DERIVED
 
 
+@pytest.mark.browser
 async def test_own_words_stay_unmarked(ctx, server):
     await call_tool(ctx, "browser_navigate", {"url": server.url("/index.html")})
     for name, arguments in [

@@ -51,6 +51,7 @@ async def _chosen(tab) -> list[str]:
     return reply.value
 
 
+@pytest.mark.browser
 async def test_files_in_the_workspace_and_allowed_folders_are_attached(tab, workspace, outside):
     receipt = await tab.upload_file(
         "#file",
@@ -60,6 +61,7 @@ async def test_files_in_the_workspace_and_allowed_folders_are_attached(tab, work
     assert await _chosen(tab) == ["cv.txt", "letter.txt", "photo.txt"]
 
 
+@pytest.mark.browser
 async def test_dot_dot_escape_is_refused_and_nothing_is_attached(tab):
     with pytest.raises(PathNotAllowed, match="outside the folders files may come from") as info:
         await tab.upload_file("#file", "../../etc/passwd")
@@ -71,6 +73,7 @@ async def test_dot_dot_escape_is_refused_and_nothing_is_attached(tab):
     assert await _chosen(tab) == []
 
 
+@pytest.mark.browser
 async def test_a_symlink_leading_outside_is_refused(tab, workspace, outside):
     link = workspace / "innocent.txt"
     link.symlink_to(outside / "secret.txt")
@@ -86,6 +89,7 @@ async def test_a_symlink_leading_outside_is_refused(tab, workspace, outside):
     assert await _chosen(tab) == []
 
 
+@pytest.mark.browser
 async def test_missing_files_are_a_clear_error(tab):
     with pytest.raises(PathNotAllowed, match="does not exist"):
         await tab.upload_file("#file", "nope.txt")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import importlib.util
 import os
 from pathlib import Path
 
@@ -9,6 +11,7 @@ import pytest
 
 from tabwarden.config import Config, PolicyConfig, load_config
 from tabwarden.errors import ConfigError
+from tabwarden.safety import url_policy
 from tabwarden.safety.url_policy import UrlPolicy, parse_host_pattern, parse_url, strip_url
 
 OPEN = UrlPolicy()
@@ -243,6 +246,23 @@ def test_config_validates_entries_and_reads_lists_from_the_environment() -> None
         load_config(env={"TABWARDEN_POLICY__DENY": "a*b.test"})
     policy = UrlPolicy.from_config(config.policy, None)
     assert policy.check("https://x.tracker.test/").rule == "deny list entry *.tracker.test"
+
+
+def test_the_rules_import_nothing_of_the_configuration() -> None:
+    """The configuration validates its entries with the rules' parser: the rules must not
+    import it back, not even for type checking."""
+    assert url_policy.__file__ is not None
+    tree = ast.parse(Path(url_policy.__file__).read_text())
+    imported: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            relative = "." * node.level + (node.module or "")
+            base = importlib.util.resolve_name(relative, url_policy.__package__)
+            imported.add(base)
+            imported.update(f"{base}.{alias.name}" for alias in node.names)
+    assert "tabwarden.config" not in imported
 
 
 def test_policy_defaults_are_open_except_metadata_and_files() -> None:

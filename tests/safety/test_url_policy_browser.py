@@ -21,6 +21,8 @@ from tabwarden.safety.guard import PolicyDecision
 from tabwarden.safety.url_policy import parse_url
 from tests.fakes.cdp_proxy import CDPProxy
 
+pytestmark = pytest.mark.browser
+
 # 169.254.169.254 in full-width digits (U+FF10…), which URL parsing maps to ASCII.
 FULL_WIDTH = "".join(chr(0xFF10 + int(c)) if c.isdigit() else c for c in "169.254.169.254")
 

@@ -15,6 +15,8 @@ from tabwarden.errors import DialogBlocking
 from tabwarden.tools.context import ToolContext
 from tabwarden.tools.registry import call_tool
 
+pytestmark = pytest.mark.browser
+
 # The page gets busy (so the call's commands queue behind its script), says so through a
 # synchronous request, and opens an alert from inside that busy script.
 _BUSY_THEN_ALERT = """setTimeout(() => {

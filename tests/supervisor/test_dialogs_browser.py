@@ -11,6 +11,8 @@ from tabwarden.budget import Budget
 from tabwarden.config import Config
 from tabwarden.errors import DialogBlocking, InvalidArgument
 
+pytestmark = pytest.mark.browser
+
 
 def _ref(snapshot, name: str) -> str:
     for node in snapshot.root.walk():

@@ -17,12 +17,14 @@ from typer.testing import CliRunner
 from tabwarden import cli
 from tabwarden.errors import (
     ConfigError,
+    DaemonNotRunning,
+    DaemonUnreachable,
     DeadlineExceeded,
     InvalidArgument,
     NavigationTimeout,
+    RemoteError,
     StaleRefError,
 )
-from tabwarden.surfaces import daemon
 from tabwarden.tools.catalog import TOOLS
 
 PNG = b"\x89PNG\r\n\x1a\n fake"
@@ -216,15 +218,15 @@ def test_exit_codes_follow_the_error_kind() -> None:
     assert cli.exit_code_for(StaleRefError("x")) == 3
     assert cli.exit_code_for(ConfigError("x")) == 3
     assert cli.exit_code_for(DeadlineExceeded("x")) == 4
-    assert cli.exit_code_for(daemon.DaemonUnreachable("x")) == 5
-    assert cli.exit_code_for(daemon.DaemonNotRunning("x")) == 5
+    assert cli.exit_code_for(DaemonUnreachable("x")) == 5
+    assert cli.exit_code_for(DaemonNotRunning("x")) == 5
     # Errors the daemon answered with are mapped by their original class.
-    assert cli.exit_code_for(daemon.RemoteError("NavigationTimeout", "m", "h")) == 4
+    assert cli.exit_code_for(RemoteError("NavigationTimeout", "m", "h")) == 4
     assert issubclass(NavigationTimeout, DeadlineExceeded)
-    assert cli.exit_code_for(daemon.RemoteError("InvalidArgument", "m", "h")) == 2
-    assert cli.exit_code_for(daemon.RemoteError("UnknownRef", "m", "h")) == 3
-    assert cli.exit_code_for(daemon.RemoteError("KeyError", "m", "h")) == 3
-    assert str(daemon.RemoteError("UnknownRef", "no ref e9", "take a snapshot")) == (
+    assert cli.exit_code_for(RemoteError("InvalidArgument", "m", "h")) == 2
+    assert cli.exit_code_for(RemoteError("UnknownRef", "m", "h")) == 3
+    assert cli.exit_code_for(RemoteError("KeyError", "m", "h")) == 3
+    assert str(RemoteError("UnknownRef", "no ref e9", "take a snapshot")) == (
         "no ref e9 (take a snapshot)"
     )
 

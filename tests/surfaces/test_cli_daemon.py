@@ -133,6 +133,7 @@ def _ref(snapshot: str, role: str, name: str) -> str:
     return found.group(1)
 
 
+@pytest.mark.browser
 def test_commands_share_one_browser_across_invocations(cli: Cli, server: LocalServer) -> None:
     url = server.url("/receipts.html")
     out = cli.ok("navigate", url)
@@ -216,6 +217,7 @@ def test_commands_share_one_browser_across_invocations(cli: Cli, server: LocalSe
     assert not list(cli.tmp.glob("tabwarden-run-*")), "the run folder was left behind"
 
 
+@pytest.mark.browser
 def test_idle_daemon_exits_by_itself_and_closes_its_browser(cli: Cli, server: LocalServer) -> None:
     # Nothing here asks the daemon anything after the tool call: a status request could
     # race its exit. Its pid is in its lock file; what it did is in its log.
@@ -259,6 +261,7 @@ def test_idle_daemon_exits_by_itself_and_closes_its_browser(cli: Cli, server: Lo
     _assert_no_browsers_left(cli.tmp, data)
 
 
+@pytest.mark.browser
 def test_sessions_have_their_own_daemons_and_stale_sockets_are_replaced(
     cli: Cli, server: LocalServer
 ) -> None:
@@ -316,6 +319,7 @@ def test_schema_and_help_need_no_browser(cli: Cli) -> None:
     assert not cli.runtime.exists() or not list(cli.runtime.glob("*.sock"))
 
 
+@pytest.mark.browser
 def test_hints_name_the_commands_to_run(cli: Cli, server: LocalServer) -> None:
     """A busy page and an open dialog on the command line: every hint is a command to
     run (in the session in use), never a Python method."""

@@ -117,6 +117,7 @@ def with_headers(url: str, headers: dict[str, str]) -> Any:
     return streamable_http_client(url, http_client=create_mcp_http_client(headers=headers))
 
 
+@pytest.mark.browser
 async def test_http_end_to_end(url: str, server: LocalServer) -> None:
     assert url.startswith("http://127.0.0.1:") and url.endswith("/mcp")
     async with Client(url) as client:
@@ -151,6 +152,7 @@ async def test_http_refuses_foreign_origins_and_hosts(url: str) -> None:
         await http.delete(url, headers={**HEADERS, "mcp-session-id": session})
 
 
+@pytest.mark.browser
 async def test_http_clients_get_isolated_browsers(url: str, server: LocalServer) -> None:
     async with Client(url) as first, Client(url) as second:
         await ok(first, "browser_navigate", {"url": server.url("/set-cookie?name=a&value=1")})
@@ -165,6 +167,7 @@ def _is_main(proc: Any) -> bool:
     return not any(part.startswith("--type=") for part in proc.cmdline())
 
 
+@pytest.mark.browser
 async def test_http_cancellation_stops_a_hung_evaluation(url: str, server: LocalServer) -> None:
     async with Client(url, mode="legacy") as client:
         await ok(client, "browser_navigate", {"url": server.url("/busy.html")})
@@ -187,6 +190,7 @@ async def test_http_stateless_era_is_refused_clearly(url: str) -> None:
     assert "handshake" in str(mcp_error(caught.value))
 
 
+@pytest.mark.browser
 async def test_http_shared_session_serves_stateless_requests(
     server: LocalServer, tmp_path: Path
 ) -> None:
@@ -208,6 +212,7 @@ async def test_http_shared_session_serves_stateless_requests(
     assert not browser_processes(profile), "the shared browser outlived the server"
 
 
+@pytest.mark.browser
 async def test_http_token(server: LocalServer) -> None:
     options = MCPOptions(http=True, token="s3cret")
     async with serving(options) as secured:
@@ -273,6 +278,7 @@ async def test_http_port_in_use_is_a_clear_error(url: str) -> None:
     assert f":{port}" in str(caught.value)
 
 
+@pytest.mark.browser
 async def test_http_stops_cleanly_with_an_open_session(server: LocalServer) -> None:
     async with serving(MCPOptions(http=True)) as found:
         client = Client(found)

@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import psutil
+import pytest
 import pytest_asyncio
 from mcp import Client, StdioServerParameters
 from mcp_types import TextContent
@@ -58,6 +59,7 @@ async def navigate(client: Client, url: str) -> None:
     assert not result.is_error, [c.text for c in result.content if isinstance(c, TextContent)]
 
 
+@pytest.mark.browser
 async def test_http_server_stops_on_ctrl_c(run_dir: str, server: LocalServer) -> None:
     code = RUN.format(args="http=True")
     proc = await asyncio.create_subprocess_exec(
@@ -87,6 +89,7 @@ async def test_http_server_stops_on_ctrl_c(run_dir: str, server: LocalServer) ->
             await proc.wait()
 
 
+@pytest.mark.browser
 async def test_stdio_server_stops_on_sigterm(run_dir: str, server: LocalServer) -> None:
     params = StdioServerParameters(
         command=sys.executable, args=["-c", RUN.format(args="")], env=env(run_dir)

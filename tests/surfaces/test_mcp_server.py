@@ -422,6 +422,7 @@ def test_token_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     assert MCPOptions().resolved_token() is None
 
 
+@pytest.mark.browser
 async def test_cdp_endpoint_option_makes_clients_drive_that_browser(server) -> None:
     import tabwarden
     from tabwarden.surfaces.mcp import MCPOptions, _Client, _Runtime

@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import anyio
+import pytest
 import pytest_asyncio
 from mcp import Client, StdioServerParameters
 from mcp_types import CallToolResult, ImageContent, TextContent
@@ -66,6 +67,7 @@ async def ok(client: Client, name: str, arguments: dict[str, object]) -> str:
     return text(result)
 
 
+@pytest.mark.browser
 async def test_stdio_end_to_end(run_dir: str, server: LocalServer) -> None:
     async with Client(params(run_dir)) as client:
         names = {t.name for t in (await client.list_tools()).tools}
@@ -118,6 +120,7 @@ async def test_stdio_default_groups_are_core(run_dir: str) -> None:
         assert result.is_error and "not enabled" in text(result)
 
 
+@pytest.mark.browser
 async def test_stdio_cancellation_stops_a_hung_evaluation(
     run_dir: str, server: LocalServer
 ) -> None:
@@ -135,6 +138,7 @@ async def test_stdio_cancellation_stops_a_hung_evaluation(
         assert "clicked 1" in await ok(client, "browser_evaluate", {"expression": "document.title"})
 
 
+@pytest.mark.browser
 async def test_stdio_clients_get_isolated_browsers(run_dir: str, server: LocalServer) -> None:
     # One client in each protocol era the SDK speaks: 2026-07-28 (auto) and the handshake.
     async with Client(params(run_dir)) as first, Client(params(run_dir), mode="legacy") as second:
@@ -145,6 +149,7 @@ async def test_stdio_clients_get_isolated_browsers(run_dir: str, server: LocalSe
         assert "a=1" not in theirs and "no cookies" in theirs
 
 
+@pytest.mark.browser
 async def test_stdio_hints_name_the_tools_to_call(run_dir: str, server: LocalServer) -> None:
     """A busy page and an open dialog, over MCP with the default tools: every hint names
     an MCP tool with its arguments, never a Python method."""

@@ -21,6 +21,7 @@ async def ctx():
         yield ToolContext(manager, "tools")
 
 
+@pytest.mark.browser
 async def test_navigate_snapshot_click_and_results_state_their_size(ctx, server):
     result = await call_tool(ctx, "browser_navigate", {"url": server.url("/receipts.html")})
     assert "200 OK" in result.final_text() and result.data["title"] == "Receipts"
@@ -33,6 +34,7 @@ async def test_navigate_snapshot_click_and_results_state_their_size(ctx, server)
     assert re.search(r"# [\d,]+ chars$", receipt.final_text())
 
 
+@pytest.mark.browser
 async def test_snapshot_pages_follow_the_cursor_each_page_gives(ctx, server):
     await call_tool(ctx, "browser_navigate", {"url": server.url("/big.html")})
     first = await call_tool(ctx, "browser_snapshot", {"max_chars": 2_000, "cursor": 0})
@@ -49,6 +51,7 @@ async def test_snapshot_pages_follow_the_cursor_each_page_gives(ctx, server):
     assert "not a snapshot cursor" in caught.value.message and "0" in caught.value.hint
 
 
+@pytest.mark.browser
 async def test_screenshot_comes_back_as_an_image(ctx, server):
     await call_tool(ctx, "browser_navigate", {"url": server.url("/index.html")})
     shot = await call_tool(ctx, "browser_screenshot", {"annotate": True})
@@ -56,6 +59,7 @@ async def test_screenshot_comes_back_as_an_image(ctx, server):
     assert shot.images[0].data[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.browser
 async def test_dialog_tool_and_its_alias(ctx, server):
     await call_tool(ctx, "browser_navigate", {"url": server.url("/dialogs.html")})
     snap = (await call_tool(ctx, "browser_snapshot", {})).final_text()
@@ -93,6 +97,7 @@ def test_unknown_and_disabled_tools_say_what_to_do():
     assert parse_groups("all") == ("core", "actions", "tabs", "diagnostics", "devtools", "files")
 
 
+@pytest.mark.browser
 async def test_attach_needs_consent(ctx):
     endpoint = (await ctx.session()).endpoint.ws_url
     with pytest.raises(ConsentRequired) as caught:

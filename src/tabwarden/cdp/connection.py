@@ -51,9 +51,9 @@ class CDPConnection:
     def __init__(self, ws: ClientConnection, url: str) -> None:
         self.url = url
         self._ws = ws
-        self._protocol = CDPProtocol()
+        # The one record of the commands in flight, each with the future its caller awaits.
+        self._protocol: CDPProtocol[asyncio.Future[JSONObject]] = CDPProtocol()
         self._router = EventRouter()
-        self._futures: dict[int, asyncio.Future[JSONObject]] = {}
         self._queues: set[EventQueue] = set()
         self._close_callbacks: list[Callable[[], None]] = []
         self._closing = False
@@ -121,9 +121,8 @@ class CDPConnection:
         if self._closed:
             raise self.loss_error(method)
         budget.check(method)
-        command, text = self._protocol.encode_command(method, params, session_id)
         future: asyncio.Future[JSONObject] = asyncio.get_running_loop().create_future()
-        self._futures[command.id] = future
+        command, text = self._protocol.encode_command(method, params, session_id, waiter=future)
 
         def timeout() -> BaseException:
             return CDPTimeout(method, budget.timeout_s, session_id=session_id)
@@ -134,7 +133,6 @@ class CDPConnection:
         except ConnectionClosed:
             raise self.loss_error(method) from None
         finally:
-            self._futures.pop(command.id, None)
             self._protocol.forget(command.id)
 
     # ---- events --------------------------------------------------------------------
@@ -158,9 +156,8 @@ class CDPConnection:
         """Fail every command still waiting on one session at once (its target crashed:
         no reply will come), with ``error(method)``. Returns how many."""
         failed = 0
-        for command in self._protocol.pending_of(session_id):
-            future = self._futures.get(command.id)
-            if future is not None and not future.done():
+        for command, future in self._protocol.pending_of(session_id):
+            if not future.done():
                 future.set_exception(error(command.method))
                 future.exception()  # a waiter that already gave up must not log it
                 failed += 1
@@ -222,17 +219,15 @@ class CDPConnection:
             self._finish(reason)
 
     def _handle(self, data: str | bytes) -> None:
+        """Route one frame. A waiter already done was failed early (its target crashed):
+        its reply changes nothing."""
         message = self._protocol.receive(data)
         if isinstance(message, Event):
             self._router.dispatch(message)
-        elif isinstance(message, Reply):
-            future = self._futures.pop(message.command.id, None)
-            if future is not None and not future.done():
-                future.set_result(message.result)
-        elif isinstance(message, ErrorReply):
-            future = self._futures.pop(message.command.id, None)
-            if future is not None and not future.done():
-                future.set_exception(message.error)
+        elif isinstance(message, Reply) and not message.waiter.done():
+            message.waiter.set_result(message.result)
+        elif isinstance(message, ErrorReply) and not message.waiter.done():
+            message.waiter.set_exception(message.error)
 
     def _finish(self, reason: str) -> None:
         if self._closed:
@@ -240,12 +235,9 @@ class CDPConnection:
         self._closed = True
         self._close_reason = reason
         self._closed_event.set()
-        methods = {command.id: command.method for command in self._protocol.drain()}
-        futures, self._futures = self._futures, {}
-        for command_id, future in futures.items():
+        for command, future in self._protocol.drain():
             if not future.done():
-                method = methods.get(command_id, "CDP command")
-                future.set_exception(self.loss_error(method))
+                future.set_exception(self.loss_error(command.method))
                 future.exception()  # a waiter that already gave up must not log it
         for queue in list(self._queues):
             queue._connection_lost(self.loss_error("waiting for events"))

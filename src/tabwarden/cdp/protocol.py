@@ -1,7 +1,9 @@
 """Sans-I/O Chrome DevTools Protocol: command ids, replies, errors and event routing.
 
 No sockets and no awaits here: text in, parsed messages out, so every rule of
-the wire format is unit-tested without a browser. Flatten mode is assumed:
+the wire format is unit-tested without a browser. The protocol is the one record
+of the commands waiting for a reply, each with what its caller waits on (a
+``waiter``, opaque here: the connection's future). Flatten mode is assumed:
 child-target traffic shares the socket and is told apart by ``sessionId``
 (see ``Target.attachToTarget`` with ``flatten: true``).
 """
@@ -14,7 +16,7 @@ import json
 import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, Generic, TypeVar
 
 from ..errors import CDPError
 
@@ -37,6 +39,7 @@ __all__ = [
 logger = logging.getLogger("tabwarden.cdp")
 
 JSONObject = dict[str, Any]
+W = TypeVar("W")
 
 
 class _AnySession:
@@ -58,15 +61,17 @@ class Command:
 
 
 @dataclass(frozen=True, slots=True)
-class Reply:
+class Reply(Generic[W]):
     command: Command
     result: JSONObject
+    waiter: W
 
 
 @dataclass(frozen=True, slots=True)
-class ErrorReply:
+class ErrorReply(Generic[W]):
     command: Command
     error: CDPError
+    waiter: W
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +88,7 @@ class LateReply:
     id: int
 
 
-Message = Reply | ErrorReply | Event | LateReply
+Message = Reply[W] | ErrorReply[W] | Event | LateReply
 
 
 @dataclass(slots=True)
@@ -123,20 +128,30 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-class CDPProtocol:
-    """Encodes commands and matches replies to them by id."""
+class CDPProtocol(Generic[W]):
+    """Encodes commands and matches replies to them by id.
+
+    Each command waiting for a reply is kept with its caller's ``waiter`` until the
+    reply comes (handed back in it), the caller forgets it, or the socket closes.
+    """
 
     def __init__(self) -> None:
         self._next_id = 1
-        self._pending: dict[int, Command] = {}
+        self._pending: dict[int, tuple[Command, W]] = {}
         self.stats = ProtocolStats()
 
     # ---- sending -------------------------------------------------------------------
 
     def encode_command(
-        self, method: str, params: JSONObject | None = None, session_id: str | None = None
+        self,
+        method: str,
+        params: JSONObject | None = None,
+        session_id: str | None = None,
+        *,
+        waiter: W,
     ) -> tuple[Command, str]:
-        """Register a command and return it with the text to put on the socket."""
+        """Register a command, waited on by ``waiter``; return it with the text to put on
+        the socket."""
         command = Command(self._next_id, method, session_id)
         self._next_id += 1
         message: JSONObject = {"id": command.id, "method": method}
@@ -144,7 +159,7 @@ class CDPProtocol:
             message["params"] = params
         if session_id is not None:
             message["sessionId"] = session_id
-        self._pending[command.id] = command
+        self._pending[command.id] = (command, waiter)
         self.stats.sent += 1
         return command, json.dumps(message, separators=(",", ":"))
 
@@ -152,12 +167,12 @@ class CDPProtocol:
         """Stop waiting for a command (its deadline passed); a late reply is then dropped."""
         self._pending.pop(command_id, None)
 
-    def pending_of(self, session_id: str) -> list[Command]:
-        """The commands still waiting for a reply on one session."""
-        return [c for c in self._pending.values() if c.session_id == session_id]
+    def pending_of(self, session_id: str) -> list[tuple[Command, W]]:
+        """The commands still waiting for a reply on one session, with their waiters."""
+        return [entry for entry in self._pending.values() if entry[0].session_id == session_id]
 
-    def drain(self) -> list[Command]:
-        """Remove and return every pending command (the socket closed)."""
+    def drain(self) -> list[tuple[Command, W]]:
+        """Remove and return every pending command with its waiter (the socket closed)."""
         pending = list(self._pending.values())
         self._pending.clear()
         return pending
@@ -168,7 +183,7 @@ class CDPProtocol:
 
     # ---- receiving -----------------------------------------------------------------
 
-    def receive(self, data: str | bytes) -> Message | None:
+    def receive(self, data: str | bytes) -> Message[W] | None:
         """Parse one incoming frame. Returns None for a frame that is not CDP."""
         try:
             message = decode_json(data)
@@ -190,12 +205,13 @@ class CDPProtocol:
         params = message.get("params")
         return Event(method, params if isinstance(params, dict) else {}, session_id)
 
-    def _receive_reply(self, message: JSONObject) -> Message:
+    def _receive_reply(self, message: JSONObject) -> Message[W]:
         command_id = message["id"]
-        command = self._pending.pop(command_id, None) if isinstance(command_id, int) else None
-        if command is None:
+        pending = self._pending.pop(command_id, None) if isinstance(command_id, int) else None
+        if pending is None:
             self.stats.late_replies += 1
             return LateReply(command_id if isinstance(command_id, int) else -1)
+        command, waiter = pending
         self.stats.replies += 1
         error = message.get("error")
         if error is not None:
@@ -204,9 +220,10 @@ class CDPProtocol:
             data = error.get("data") if isinstance(error, dict) else None
             if data:
                 text = f"{text}: {data}"
-            return ErrorReply(command, CDPError(command.method, code, text, command.session_id))
+            failure = CDPError(command.method, code, text, command.session_id)
+            return ErrorReply(command, failure, waiter)
         result = message.get("result")
-        return Reply(command, result if isinstance(result, dict) else {})
+        return Reply(command, result if isinstance(result, dict) else {}, waiter)
 
 
 EventCallback = Callable[[Event], None]

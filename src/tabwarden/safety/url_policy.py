@@ -37,17 +37,15 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal, Protocol
 from urllib.parse import unquote, unquote_to_bytes
-
-if TYPE_CHECKING:
-    from ..config import PolicyConfig
 
 __all__ = [
     "METADATA_ADDRESSES",
     "METADATA_HOSTS",
     "HostPattern",
     "ParsedURL",
+    "PolicySettings",
     "UrlPolicy",
     "Verdict",
     "parse_host_pattern",
@@ -411,6 +409,23 @@ class Verdict:
     """For a refusal: what the agent can do instead."""
 
 
+class PolicySettings(Protocol):
+    """What the rules read from configuration (``config.PolicyConfig`` has it). Named
+    here, so the rules need not import the configuration, which validates its list
+    entries with :func:`parse_host_pattern`."""
+
+    @property
+    def allow(self) -> list[str]: ...
+    @property
+    def deny(self) -> list[str]: ...
+    @property
+    def allow_file(self) -> bool: ...
+    @property
+    def block_private_networks(self) -> bool: ...
+    @property
+    def block_loopback(self) -> bool: ...
+
+
 class UrlPolicy:
     """The rules of one session (see the module docstring); :meth:`check` is pure."""
 
@@ -433,7 +448,7 @@ class UrlPolicy:
 
     @classmethod
     def from_config(
-        cls, config: PolicyConfig, workspace: str | os.PathLike[str] | None
+        cls, config: PolicySettings, workspace: str | os.PathLike[str] | None
     ) -> UrlPolicy:
         return cls(
             allow=config.allow,

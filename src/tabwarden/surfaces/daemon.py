@@ -63,10 +63,16 @@ from typing import Any, BinaryIO
 
 import platformdirs
 
-from .. import errors
 from ..budget import Budget
 from ..config import Config, load_config
-from ..errors import DeadlineExceeded, InvalidArgument, TabwardenError
+from ..errors import (
+    DaemonNotRunning,
+    DaemonUnreachable,
+    DeadlineExceeded,
+    InvalidArgument,
+    RemoteError,
+    TabwardenError,
+)
 from ..manager import SessionManager
 from ..safety.redaction import Redactor, install_log_redaction, process_redactor
 from ..tools.context import ToolContext
@@ -78,9 +84,6 @@ __all__ = [
     "IDLE_ENV",
     "RUNTIME_ENV",
     "Daemon",
-    "DaemonNotRunning",
-    "DaemonUnreachable",
-    "RemoteError",
     "daemon_names",
     "daemon_running",
     "encode_result",
@@ -110,34 +113,6 @@ _STOP_WAIT_S = 30.0
 _STATUS_TABS_MS = 2000
 _LOG_TAIL_CHARS = 1500
 _LOG_KEEP_BYTES = 1 << 20
-
-
-class DaemonUnreachable(TabwardenError):
-    """The session's daemon cannot be started or reached."""
-
-    default_hint = "see the daemon log in the runtime folder; `tabwarden daemon stop` resets it"
-
-
-class DaemonNotRunning(DaemonUnreachable):
-    """No daemon runs for this session (and none was to be started)."""
-
-    default_hint = "any tool command starts it, e.g. `tabwarden snapshot`"
-
-
-class RemoteError(TabwardenError):
-    """An error the daemon answered with; ``type_name`` is the original class name."""
-
-    def __init__(self, type_name: str, message: str, hint: str) -> None:
-        self.type_name = type_name
-        super().__init__(message, hint=hint)
-
-    @property
-    def error_class(self) -> type[BaseException] | None:
-        """The original class, when it is one of :mod:`tabwarden.errors`."""
-        cls = getattr(errors, self.type_name, None)
-        if isinstance(cls, type) and issubclass(cls, BaseException):
-            return cls
-        return None
 
 
 # ---- places --------------------------------------------------------------------------
