@@ -7,9 +7,9 @@ import inspect
 import pytest
 
 import tabwarden
-from tabwarden.page import is_engine_side
 import tabwarden.sync
 from tabwarden.errors import NavigationTimeout
+from tabwarden.page import is_engine_side
 from tests.conftest import browser_processes
 
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 import tabwarden
-from tabwarden.page import is_engine_side
 import tabwarden.sync
 from tabwarden.backends.local import LocalChromium, LocalOptions
+from tabwarden.page import is_engine_side
 from tabwarden.sync_codegen import (
     COMMAND,
     FACADES,
