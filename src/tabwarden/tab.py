@@ -16,6 +16,7 @@ from .actions.evaluate import EvaluateResult, EvaluationSessions, is_busy
 from .actions.evaluate import evaluate as run_evaluate
 from .actions.receipt import ActionWatch, Receipt
 from .actions.resolve import resolve
+from .actions.text_changes import TextWatch
 from .budget import Budget
 from .cdp.protocol import Event, gc_paused
 from .cdp.session import CDPSession
@@ -63,7 +64,7 @@ from .snapshot.build import build_tree
 from .snapshot.captures import Capture, CaptureStore, Cursor, new_capture_id
 from .snapshot.model import LeftOut
 from .snapshot.render import check_max_chars, render_lines, select_lines
-from .snapshot.walker import changed_since, walk_frames
+from .snapshot.walker import Walker
 from .supervisor.dialogs import ClosedDialog, PendingDialog
 from .supervisor.supervisor import SupervisorState
 
@@ -123,6 +124,10 @@ class Tab:
         self._frames: FrameTracker | None = None
         self.refs = RefTable()
         """This tab's refs: one space across all its frames."""
+        self.walker = Walker(f"tab {tab_id}")
+        """Runs this tab's snapshots in its frames; keeps what they reuse."""
+        self.text_watch = TextWatch()
+        """Watches the text an action makes appear or go away."""
         self._last_view: list[str] = []
         self._captures = CaptureStore(tab_id)
         """Snapshots with pages left to read (their later pages need no new walk)."""
@@ -318,7 +323,7 @@ class Tab:
                 notes=_dialog_lines(self.pending_dialogs),
             )
         try:
-            changed: bool | None = await changed_since(
+            changed: bool | None = await self.walker.changed_since(
                 tracker.registry, capture.frames, capture.marks, budget.child(_CHANGE_CHECK_S)
             )
         except DeadlineExceeded:
@@ -1012,6 +1017,7 @@ class Tab:
             self._closed_reason = reason
         self._evaluations.forget()
         self._captures.clear()
+        self.walker.cancel()
         if self._frames is not None:
             self._frames.close()
         if not self._ready.done():
@@ -1297,7 +1303,7 @@ class Tab:
         frames = frozenset(f.frame_id for f in tracker.registry.frames())
         document = tracker.registry.loader_of(self.target_id) or ""
         walks, _ = await asyncio.gather(
-            walk_frames(tracker.registry, budget, all_nodes=full or scope is not None),
+            self.walker.walk(tracker.registry, budget, all_nodes=full or scope is not None),
             self._refresh_info(budget),
         )
         top = walks.get(self.target_id)

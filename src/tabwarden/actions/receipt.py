@@ -33,7 +33,7 @@ from ..snapshot.captures import Capture
 from ..snapshot.render import SnapshotDiff, diff_lines
 from ..supervisor.dialogs import ClosedDialog, PendingDialog
 from ..supervisor.supervisor import FrameNode
-from .text_changes import TextChanges, start_watch
+from .text_changes import TextChanges
 
 if TYPE_CHECKING:
     from ..tab import Tab
@@ -258,7 +258,9 @@ class ActionWatch:
         # for longer than a wait for requests can take.
         idle_ms = self._tab._browser.config.browser.receipt_settle_ms + 1_000
         try:
-            return await start_watch(self._tab.frames, budget.remaining() * 1000, idle_ms, budget)
+            return await self._tab.text_watch.start(
+                self._tab.frames, budget.remaining() * 1000, idle_ms, budget
+            )
         except TabwardenError:
             return None  # no text report: the diff still says what changed
 
