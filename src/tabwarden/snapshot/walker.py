@@ -351,19 +351,20 @@ async def _walk(
                 # them in order, and the walk is what the snapshot waits for); walk
                 # again only if they changed.
                 drops = memo.drops
-                walked, changed = await asyncio.gather(
-                    _call_walker(session, memo, all_nodes, [], [], [], drops, budget),
-                    _listener_changes(session, memo, page_context, budget, grouped),
-                    return_exceptions=True,
+                loop = asyncio.get_running_loop()
+                walking = loop.create_task(
+                    _call_walker(session, memo, all_nodes, [], [], [], drops, budget)
                 )
-                # Both have ended before a failure is raised (nothing outlives the walk);
-                # the walk's first, as it is what the snapshot waits for.
-                if isinstance(walked, BaseException):
-                    raise walked
-                if isinstance(changed, BaseException):
-                    raise changed
-                data = walked
-                added, objects, gone = changed
+                changes = loop.create_task(
+                    _listener_changes(session, memo, page_context, budget, grouped)
+                )
+                # Both end here, whatever happens (a cancel reaches the one awaited): the
+                # walk is awaited even when the listener read failed, so neither outlives
+                # this call. (asyncio.gather would do the same with a hop more per frame.)
+                try:
+                    added, objects, gone = await changes
+                finally:
+                    data = await walking
                 if added or gone or memo.drops != drops:
                     data = await _call_walker(
                         session, memo, all_nodes, added, objects, gone, memo.drops, budget
