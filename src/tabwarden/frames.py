@@ -356,12 +356,15 @@ class FrameTracker:
         child = CDPSession(parent.connection, event.params["sessionId"], info.get("targetId"))
         waiting = bool(event.params.get("waitingForDebugger"))
         if info.get("type") != "iframe":
-            self._tasks.spawn(_release(child, waiting), name=f"release {child.target_id}")
+            self._tasks.spawn(
+                _release(child, waiting), name=f"{self._tasks.name}: release {child.target_id}"
+            )
         else:
             self.registry.became_oopif(info["targetId"], child, info.get("url", ""))
             self._watch(child)
             task = self._tasks.spawn(
-                self._setup_child(child, waiting), name=f"set up frame {child.target_id}"
+                self._setup_child(child, waiting),
+                name=f"{self._tasks.name}: set up {child.target_id}",
             )
             done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             self._pending.add(done)
