@@ -67,7 +67,7 @@ from tabwarden.cdp.connection import CDPConnection
 from tabwarden.snapshot import DEFAULT_MAX_CHARS, Snapshot, page_lines
 from tabwarden.snapshot.build import build_tree
 from tabwarden.snapshot.render import render_lines
-from tabwarden.snapshot.walker import walk_frames, world
+from tabwarden.snapshot.walker import world
 from tabwarden.tab import Tab
 
 CHROMIUM = "/usr/bin/chromium"
@@ -610,8 +610,8 @@ async def bench_breakdown(
         # tabwarden's own pipeline, step by step (what Tab._snapshot does).
         budget = Budget(CALL_TIMEOUT_MS / 1000)
         start = time.perf_counter_ns()
-        walks = await walk_frames(registry, budget, all_nodes=False)
-        timed("walk_frames: listeners + walker call, decoded", ms_since(start))
+        walks = await tab.walker.walk(registry, budget, all_nodes=False)
+        timed("Walker.walk: listeners + walker call, decoded", ms_since(start))
         start = time.perf_counter_ns()
         root = build_tree(walks, tab.target_id, tab.refs)
         timed("build_tree: nodes and refs", ms_since(start))

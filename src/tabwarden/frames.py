@@ -19,6 +19,7 @@ from .budget import Budget
 from .cdp.protocol import Event, Subscription
 from .cdp.session import CDPSession
 from .errors import TabwardenError
+from .tasks import TaskOwner
 
 logger = logging.getLogger("tabwarden.frames")
 
@@ -287,13 +288,14 @@ class FrameTracker:
     ) -> None:
         self.registry = FrameRegistry(main_frame_id, main_session)
         self._extra_setup = extra_setup or list
+        """Read at each child's set-up: the session's settings may change meanwhile."""
         self._on_session = on_session or _ignore
         """Told (session id, frame id) when a cross-origin frame's session attaches, and
         (session id, None) when it goes."""
         self._children: set[str] = set()
-        """Read at each child's set-up: the session's settings may change meanwhile."""
         self._pending: set[asyncio.Future[None]] = set()
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks = TaskOwner(f"frames of {main_frame_id}")
+        """Setting up the child frames that attach, and letting other child targets go."""
         self._subscriptions: list[Subscription] = []
         self._watch(main_session)
 
@@ -312,13 +314,13 @@ class FrameTracker:
             )
 
     def close(self) -> None:
+        """Stop following the frames and cancel the set-ups still running."""
         for subscription in self._subscriptions:
             subscription.close()
         for session_id in self._children:
             self._on_session(session_id, None)
         self._children.clear()
-        for task in self._tasks:
-            task.cancel()
+        self._tasks.cancel()
 
     # ---- private -------------------------------------------------------------------
 
@@ -362,13 +364,18 @@ class FrameTracker:
         child = CDPSession(parent.connection, event.params["sessionId"], info.get("targetId"))
         waiting = bool(event.params.get("waitingForDebugger"))
         if info.get("type") != "iframe":
-            task = asyncio.get_running_loop().create_task(_release(child, waiting))
+            self._tasks.spawn(
+                _release(child, waiting), name=f"{self._tasks.name}: release {child.target_id}"
+            )
         else:
             self.registry.became_oopif(info["targetId"], child, info.get("url", ""))
             self._children.add(event.params["sessionId"])
             self._on_session(event.params["sessionId"], info["targetId"])
             self._watch(child)
-            task = asyncio.get_running_loop().create_task(self._setup_child(child, waiting))
+            task = self._tasks.spawn(
+                self._setup_child(child, waiting),
+                name=f"{self._tasks.name}: set up {child.target_id}",
+            )
             done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             self._pending.add(done)
 
@@ -377,8 +384,6 @@ class FrameTracker:
                 done.set_result(None)
 
             task.add_done_callback(finished)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
 
     def _on_child_detached(self, event: Event) -> None:
         session_id = event.params.get("sessionId")

@@ -166,6 +166,10 @@ class Tab:
         self._runner = ActionRunner(self, services, supervisor)
         self._navigator = Navigator(self, supervisor, services.metrics)
         self._reader = SnapshotReader(self, self._state_header)
+        self.walker = self._reader.walker
+        """Runs this tab's snapshots in its frames; keeps what they reuse."""
+        self.text_watch = self._runner.text_watch
+        """Watches the text an action makes appear or go away."""
 
     def __repr__(self) -> str:
         state = f"closed: {self._closed_reason}" if self._closed_reason else self.url
@@ -1121,6 +1125,7 @@ class Tab:
             self._services.pages.session_detached(self._session.session_id)
         self._evaluations.forget()
         self._reader.captures.clear()
+        self._reader.walker.cancel()
         if self._frames is not None:
             self._frames.close()
         if not self._ready.done():

@@ -33,7 +33,7 @@ from ..page import PageView
 from ..snapshot.render import SnapshotDiff, diff_lines
 from ..supervisor.dialogs import ClosedDialog, PendingDialog
 from ..supervisor.state import FrameNode
-from .text_changes import TextChanges, start_watch
+from .text_changes import TextChanges, TextWatch
 
 if TYPE_CHECKING:
     from ..page import Page
@@ -208,8 +208,11 @@ class Receipt:
 class ActionWatch:
     """Collects an action's consequences; open it before the action starts."""
 
-    def __init__(self, tab: Page, services: SessionServices, supervisor: Supervisor) -> None:
+    def __init__(
+        self, tab: Page, services: SessionServices, supervisor: Supervisor, text_watch: TextWatch
+    ) -> None:
         self._tab = tab
+        self._text_watch = text_watch
         self._services = services
         self._supervisor = supervisor
         self._started = time.monotonic()
@@ -264,7 +267,9 @@ class ActionWatch:
         # for longer than a wait for requests can take.
         idle_ms = self._services.config.browser.receipt_settle_ms + 1_000
         try:
-            return await start_watch(self._tab.frames, budget.remaining() * 1000, idle_ms, budget)
+            return await self._text_watch.start(
+                self._tab.frames, budget.remaining() * 1000, idle_ms, budget
+            )
         except TabwardenError:
             return None  # no text report: the diff still says what changed
 

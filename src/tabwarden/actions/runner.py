@@ -18,6 +18,7 @@ from ..budget import Budget
 from ..errors import TabwardenError
 from ..snapshot.refs import parse_ref
 from .receipt import ActionWatch, Receipt
+from .text_changes import TextWatch
 
 if TYPE_CHECKING:
     from ..cdp.session import CDPSession
@@ -44,6 +45,8 @@ class ActionRunner:
         self._actions = 0
         self.object_group = "tabwarden-action-0"
         """The remote-object group of the running action (or the last one)."""
+        self.text_watch = TextWatch()
+        """Watches the text an action makes appear or go away."""
 
     def new_group(self) -> str:
         """Start a new remote-object group for the call about to run."""
@@ -73,7 +76,7 @@ class ActionRunner:
         async with self._input:
             await self._services.bring_to_front(page, budget)
             group = self.new_group()
-            with ActionWatch(page, self._services, self._supervisor) as watch:
+            with ActionWatch(page, self._services, self._supervisor, self.text_watch) as watch:
                 watch.start(budget)
                 try:
                     _, done = await page.until_dialog(body(budget))

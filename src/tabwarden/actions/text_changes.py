@@ -21,7 +21,7 @@ from ..errors import CDPError
 from ..frames import FrameRegistry
 from ..snapshot.walker import world
 
-__all__ = ["TextChanges", "start_watch"]
+__all__ = ["TextChanges", "TextWatch"]
 
 _SHOWN = 5
 """Lines of text changes a receipt shows."""
@@ -186,35 +186,52 @@ _START = (
 """Installed once per world: an action's call is then short (compiling the watch on every
 action cost a tenth of a millisecond before its input)."""
 
-_installed: weakref.WeakKeyDictionary[FrameRegistry, int] = weakref.WeakKeyDictionary()
-"""Per tab: the world of its top-level document where the watch is installed."""
 
+class TextWatch:
+    """One tab's text watch: started before each action in tabwarden's world of the
+    top-level document, and installed there once per world."""
 
-async def start_watch(
-    registry: FrameRegistry, lifetime_ms: float, idle_ms: float, budget: Budget
-) -> int:
-    """Start the text watch in tabwarden's world of the top-level document; returns that
-    world (its execution context). The world is known after any snapshot: then nothing is
-    awaited before the command is written, so it goes out ahead of the action's own."""
-    context = await world(registry, registry.main_frame_id, budget)
-    arguments = [{"value": lifetime_ms}, {"value": idle_ms}]
-    for declaration in (_START, _INSTALL_AND_START):
-        if declaration is _START and _installed.get(registry) != context:
-            continue
-        reply = await registry.main_session.send(
-            "Runtime.callFunctionOn",
-            {
-                "functionDeclaration": declaration,
-                "executionContextId": context,
-                "arguments": arguments,
-                "returnByValue": True,
-            },
-            budget=budget,
-        )
-        if reply.get("result", {}).get("value") is True:
-            _installed[registry] = context
-            return context
-    raise CDPError("Runtime.callFunctionOn", -32000, "the text watch did not start")
+    def __init__(self) -> None:
+        self._installed: tuple[weakref.ref[FrameRegistry], int] | None = None
+        """The frame registry and the world of its top-level document where the watch's
+        code is installed."""
+
+    @property
+    def installed_in(self) -> int | None:
+        """The world (execution context) where the watch is installed; None before the
+        first action, or once the tab's registry is gone."""
+        if self._installed is None or self._installed[0]() is None:
+            return None
+        return self._installed[1]
+
+    async def start(
+        self, registry: FrameRegistry, lifetime_ms: float, idle_ms: float, budget: Budget
+    ) -> int:
+        """Start the watch in tabwarden's world of the top-level document; returns that
+        world (its execution context). The world is known after any snapshot: then nothing
+        is awaited before the command is written, so it goes out ahead of the action's
+        own."""
+        context = await world(registry, registry.main_frame_id, budget)
+        installed = self._installed
+        here = installed is not None and installed[0]() is registry and installed[1] == context
+        arguments = [{"value": lifetime_ms}, {"value": idle_ms}]
+        for declaration in (_START, _INSTALL_AND_START):
+            if declaration is _START and not here:
+                continue
+            reply = await registry.main_session.send(
+                "Runtime.callFunctionOn",
+                {
+                    "functionDeclaration": declaration,
+                    "executionContextId": context,
+                    "arguments": arguments,
+                    "returnByValue": True,
+                },
+                budget=budget,
+            )
+            if reply.get("result", {}).get("value") is True:
+                self._installed = (weakref.ref(registry), context)
+                return context
+        raise CDPError("Runtime.callFunctionOn", -32000, "the text watch did not start")
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from .captures import Capture, CaptureStore, Cursor, new_capture_id
 from .model import LeftOut, SnapshotNode
 from .refs import parse_ref
 from .render import render_lines, select_lines
-from .walker import changed_since, walk_frames
+from .walker import Walker
 
 if TYPE_CHECKING:
     from ..frames import FrameTracker
@@ -52,6 +52,8 @@ class SnapshotReader:
         """Snapshots with pages left to read (their later pages need no new walk)."""
         self.last_view: list[str] = []
         """The lines of the last interactive view read (what a receipt diffs against)."""
+        self.walker = Walker(f"tab {page.id}")
+        """Runs this page's snapshots in its frames; keeps what they reuse."""
 
     async def read(
         self,
@@ -90,7 +92,7 @@ class SnapshotReader:
         frames = frozenset(f.frame_id for f in registry.frames())
         document = registry.loader_of(page.target_id) or ""
         walks, _ = await asyncio.gather(
-            walk_frames(registry, budget, all_nodes=full or scope is not None),
+            self.walker.walk(registry, budget, all_nodes=full or scope is not None),
             page.refresh_info(budget),
         )
         top = walks.get(page.target_id)
@@ -162,7 +164,7 @@ class SnapshotReader:
                 notes=dialog_lines(page.pending_dialogs),
             )
         try:
-            changed: bool | None = await changed_since(
+            changed: bool | None = await self.walker.changed_since(
                 tracker.registry, capture.frames, capture.marks, budget.child(_CHANGE_CHECK_S)
             )
         except DeadlineExceeded:

@@ -5,7 +5,9 @@ scripts can neither see it nor change what it reads. One call per frame returns
 the frame's view as compact JSON; elements carry *handles* that stay the same
 while the element lives (a WeakMap in that world), which is what refs are made
 of. Click and drop listeners are the one thing page script cannot see, so they are
-read over CDP (``DOMDebugger.getEventListeners``) and handed to the walker.
+read over CDP (``DOMDebugger.getEventListeners``) and handed to the walker. Each tab
+has its own ``Walker``: what one walk leaves for the next, and the work it leaves
+running, belong to that tab and end with it.
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ import asyncio
 import json
 import logging
 import weakref
-from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from importlib.resources import files
 from typing import Any
@@ -23,6 +24,7 @@ from ..budget import Budget
 from ..cdp.session import CDPSession
 from ..errors import CDPError, TabwardenError
 from ..frames import FrameInfo, FrameRegistry
+from ..tasks import TaskOwner
 from .model import LeftOut
 
 __all__ = [
@@ -30,9 +32,8 @@ __all__ = [
     "WORLD_NAME",
     "FrameMark",
     "FrameWalk",
-    "changed_since",
+    "Walker",
     "element_by_handle",
-    "walk_frames",
     "world",
 ]
 
@@ -155,93 +156,140 @@ async def element_by_handle(
     return None
 
 
-async def walk_frames(
-    registry: FrameRegistry, budget: Budget, *, all_nodes: bool
-) -> dict[str, FrameWalk]:
-    """Every frame's walk, keyed by frame id; frames that went away mid-way are left out."""
-    frames = registry.frames()
-    grouped: set[CDPSession] = set()  # sessions that made objects in _GROUP
-    results = await asyncio.gather(
-        *(_walk(registry, frame, budget, all_nodes, grouped) for frame in frames),
-        return_exceptions=True,
-    )
-    walks: dict[str, FrameWalk] = {}
-    for frame, result in zip(frames, results, strict=True):
-        if isinstance(result, BaseException):
-            if not isinstance(result, CDPError):  # timeouts and lost connections are real
-                raise result
-            logger.debug("snapshot: walking frame %s failed: %s", frame.frame_id, result)
-        elif result is not None:
-            walks[frame.frame_id] = result
-    children = [w for w in walks.values() if w.frame.parent_id and w.frame.parent_id in walks]
-    known = _owners.setdefault(registry, {})
-    keys = [(w.frame.frame_id, walks[w.frame.parent_id or ""].token) for w in children]
-    owners = await asyncio.gather(
-        *(
-            _owner(registry, w.frame, budget, grouped) if key not in known else _known(known[key])
-            for w, key in zip(children, keys, strict=True)
-        ),
-        return_exceptions=True,
-    )
-    for session in grouped:
-        _spawn(_release(session))
-    live: dict[tuple[str, str], int] = {}
-    for walk, key, owner in zip(children, keys, owners, strict=True):
-        if isinstance(owner, int):
-            live[key] = owner
-            walks[walk.frame.parent_id or ""].children[owner] = walk.frame.frame_id
-        elif isinstance(owner, BaseException) and not isinstance(owner, CDPError):
-            raise owner
-    _owners[registry] = live  # frames gone since the last walk are forgotten
-    return walks
+class Walker:
+    """One tab's walker. What it keeps between the tab's snapshots: each frame's
+    listener elements held in its world, and the <iframe> that hosts each child frame;
+    and the work a walk leaves running (releasing the objects it made), ended with the
+    tab. What it keeps is for one frame registry: a new one (the tab attached again)
+    starts afresh."""
 
+    def __init__(self, name: str) -> None:
+        self._tasks = TaskOwner(f"snapshot walker of {name}")
+        self._memory: _Memory | None = None
 
-async def changed_since(
-    registry: FrameRegistry, frames: frozenset[str], marks: tuple[FrameMark, ...], budget: Budget
-) -> bool:
-    """Whether the frames walked then (``marks``, of the tab's ``frames`` then) changed
-    since: a frame came or went, a document was replaced, or the walker's world saw the
-    DOM change or the user type. One short call per frame, all at once; no walk."""
-    if frozenset(f.frame_id for f in registry.frames()) != frames:
-        return True
-    calls = []
-    for mark in marks:
-        context = registry.world_of(mark.frame_id)
-        if context is None or registry.loader_of(mark.frame_id) != mark.loader_id:
+    @property
+    def running(self) -> int:
+        """Background work still running (releases of the objects a walk made)."""
+        return len(self._tasks)
+
+    @property
+    def closed(self) -> bool:
+        """Cancelled with its tab: a release a later walk leaves is cancelled at once."""
+        return self._tasks.closed
+
+    @property
+    def frames_held(self) -> frozenset[str]:
+        """The frames of the registry walked last that this walker keeps memory of
+        (what their worlds hold of the elements with click listeners)."""
+        if self._memory is None or self._memory.registry() is None:
+            return frozenset()
+        return frozenset(self._memory.listeners)
+
+    async def walk(
+        self, registry: FrameRegistry, budget: Budget, *, all_nodes: bool
+    ) -> dict[str, FrameWalk]:
+        """Every frame's walk, keyed by frame id; frames that went away mid-way are left
+        out."""
+        memory = self._memory_of(registry)
+        frames = registry.frames()
+        grouped: set[CDPSession] = set()  # sessions that made objects in _GROUP
+        results = await asyncio.gather(
+            *(
+                _walk(registry, memory.listeners, frame, budget, all_nodes, grouped)
+                for frame in frames
+            ),
+            return_exceptions=True,
+        )
+        walks: dict[str, FrameWalk] = {}
+        for frame, result in zip(frames, results, strict=True):
+            if isinstance(result, BaseException):
+                if not isinstance(result, CDPError):  # timeouts and lost connections are real
+                    raise result
+                logger.debug("snapshot: walking frame %s failed: %s", frame.frame_id, result)
+            elif result is not None:
+                walks[frame.frame_id] = result
+        children = [w for w in walks.values() if w.frame.parent_id and w.frame.parent_id in walks]
+        known = memory.owners
+        keys = [(w.frame.frame_id, walks[w.frame.parent_id or ""].token) for w in children]
+        owners = await asyncio.gather(
+            *(
+                _owner(registry, w.frame, budget, grouped)
+                if key not in known
+                else _known(known[key])
+                for w, key in zip(children, keys, strict=True)
+            ),
+            return_exceptions=True,
+        )
+        for session in grouped:
+            self._tasks.spawn(_release(session), name=f"{self._tasks.name}: release")
+        live: dict[tuple[str, str], int] = {}
+        for walk, key, owner in zip(children, keys, owners, strict=True):
+            if isinstance(owner, int):
+                live[key] = owner
+                walks[walk.frame.parent_id or ""].children[owner] = walk.frame.frame_id
+            elif isinstance(owner, BaseException) and not isinstance(owner, CDPError):
+                raise owner
+        memory.owners = live  # frames gone since the last walk are forgotten
+        return walks
+
+    async def changed_since(
+        self,
+        registry: FrameRegistry,
+        frames: frozenset[str],
+        marks: tuple[FrameMark, ...],
+        budget: Budget,
+    ) -> bool:
+        """Whether the frames walked then (``marks``, of the tab's ``frames`` then)
+        changed since: a frame came or went, a document was replaced, or the walker's
+        world saw the DOM change or the user type. One short call per frame, all at once;
+        no walk."""
+        if frozenset(f.frame_id for f in registry.frames()) != frames:
             return True
-        calls.append((registry.session_for(mark.frame_id), context, mark))
-    replies = await asyncio.gather(
-        *(
-            session.send(
-                "Runtime.callFunctionOn",
-                {
-                    "functionDeclaration": _CHANGED_SINCE,
-                    "executionContextId": context,
-                    "arguments": [{"value": mark.token}, {"value": mark.changes}],
-                    "returnByValue": True,
-                },
-                budget=budget,
-            )
-            for session, context, mark in calls
-        ),
-        return_exceptions=True,
-    )
-    for reply in replies:
-        if isinstance(reply, CDPError):
-            return True  # the world is gone with its document
-        if isinstance(reply, BaseException):
-            raise reply
-        if reply.get("result", {}).get("value") is not False:
-            return True
-    return False
+        calls = []
+        for mark in marks:
+            context = registry.world_of(mark.frame_id)
+            if context is None or registry.loader_of(mark.frame_id) != mark.loader_id:
+                return True
+            calls.append((registry.session_for(mark.frame_id), context, mark))
+        replies = await asyncio.gather(
+            *(
+                session.send(
+                    "Runtime.callFunctionOn",
+                    {
+                        "functionDeclaration": _CHANGED_SINCE,
+                        "executionContextId": context,
+                        "arguments": [{"value": mark.token}, {"value": mark.changes}],
+                        "returnByValue": True,
+                    },
+                    budget=budget,
+                )
+                for session, context, mark in calls
+            ),
+            return_exceptions=True,
+        )
+        for reply in replies:
+            if isinstance(reply, CDPError):
+                return True  # the world is gone with its document
+            if isinstance(reply, BaseException):
+                raise reply
+            if reply.get("result", {}).get("value") is not False:
+                return True
+        return False
 
+    def cancel(self) -> None:
+        """Cancel the work still running; a later walk's is cancelled at once (the tab
+        is closed: nothing may run on its behalf)."""
+        self._tasks.cancel()
 
-_owners: weakref.WeakKeyDictionary[FrameRegistry, dict[tuple[str, str], int]] = (
-    weakref.WeakKeyDictionary()
-)
-"""Per tab: (frame id, parent world's token) → handle of the frame's <iframe>. The owner of
-a frame does not change while both live (moving an iframe makes a new frame), so it is
-looked up once per parent world, not on every snapshot."""
+    async def close(self) -> None:
+        """Cancel the work still running and wait until it has ended."""
+        await self._tasks.close()
+
+    def _memory_of(self, registry: FrameRegistry) -> _Memory:
+        memory = self._memory
+        if memory is None or memory.registry() is not registry:
+            memory = self._memory = _Memory(weakref.ref(registry))
+        return memory
 
 
 async def _known(handle: int) -> int:
@@ -268,20 +316,28 @@ class _Listeners:
     """Listener nodes this world cannot hold (they belong to another frame's document)."""
 
 
-_listeners: weakref.WeakKeyDictionary[FrameRegistry, dict[str, _Listeners]] = (
-    weakref.WeakKeyDictionary()
-)
+@dataclass(slots=True)
+class _Memory:
+    """What a walker keeps of one frame registry's frames."""
+
+    registry: weakref.ref[FrameRegistry]
+    owners: dict[tuple[str, str], int] = field(default_factory=dict)
+    """(frame id, parent world's token) → handle of the frame's <iframe>. The owner of a
+    frame does not change while both live (moving an iframe makes a new frame), so it is
+    looked up once per parent world, not on every snapshot."""
+    listeners: dict[str, _Listeners] = field(default_factory=dict)
+    """frame id → what its world holds of the elements with click listeners."""
 
 
 async def _walk(
     registry: FrameRegistry,
+    memos: dict[str, _Listeners],
     frame: FrameInfo,
     budget: Budget,
     all_nodes: bool,
     grouped: set[CDPSession],
 ) -> FrameWalk | None:
     session = registry.session_for(frame.frame_id)
-    memos = _listeners.setdefault(registry, {})
     for attempt in range(3):
         context = await world(registry, frame.frame_id, budget)
         memo = memos.get(frame.frame_id)
@@ -295,12 +351,16 @@ async def _walk(
                 # them in order, and the walk is what the snapshot waits for); walk
                 # again only if they changed.
                 drops = memo.drops
-                walking = asyncio.ensure_future(
+                loop = asyncio.get_running_loop()
+                walking = loop.create_task(
                     _call_walker(session, memo, all_nodes, [], [], [], drops, budget)
                 )
-                changes = asyncio.ensure_future(
+                changes = loop.create_task(
                     _listener_changes(session, memo, page_context, budget, grouped)
                 )
+                # Both end here, whatever happens (a cancel reaches the one awaited): the
+                # walk is awaited even when the listener read failed, so neither outlives
+                # this call. (asyncio.gather would do the same with a hop more per frame.)
                 try:
                     added, objects, gone = await changes
                 finally:
@@ -507,15 +567,6 @@ async def _owner(
     )
     value = reply.get("result", {}).get("value")
     return int(value) if isinstance(value, int | float) else None
-
-
-_background: set[asyncio.Task[None]] = set()
-
-
-def _spawn(coroutine: Coroutine[Any, Any, None]) -> None:
-    task = asyncio.get_running_loop().create_task(coroutine)
-    _background.add(task)
-    task.add_done_callback(_background.discard)
 
 
 async def _release(session: CDPSession) -> None:
