@@ -24,6 +24,7 @@ from .actions.navigate import Navigator
 from .actions.receipt import Receipt
 from .actions.resolve import resolve
 from .actions.runner import ActionRunner
+from .actions.text_changes import TextWatch
 from .budget import Budget
 from .cdp.protocol import Event
 from .cdp.session import CDPSession
@@ -58,6 +59,7 @@ from .snapshot import DEFAULT_MAX_CHARS, RefTable, Snapshot
 from .snapshot.captures import Cursor
 from .snapshot.reading import SnapshotReader, dialog_lines
 from .snapshot.render import check_max_chars
+from .snapshot.walker import Walker
 from .supervisor.bridge import bridge_commands
 from .supervisor.dialogs import ClosedDialog, PendingDialog
 from .supervisor.state import SupervisorState
@@ -166,10 +168,6 @@ class Tab:
         self._runner = ActionRunner(self, services, supervisor)
         self._navigator = Navigator(self, supervisor, services.metrics)
         self._reader = SnapshotReader(self, self._state_header)
-        self.walker = self._reader.walker
-        """Runs this tab's snapshots in its frames; keeps what they reuse."""
-        self.text_watch = self._runner.text_watch
-        """Watches the text an action makes appear or go away."""
 
     def __repr__(self) -> str:
         state = f"closed: {self._closed_reason}" if self._closed_reason else self.url
@@ -239,6 +237,18 @@ class Tab:
     def setup_error(self) -> str:
         """What failed while the tab's session was set up ("" when nothing did)."""
         return self._setup_error
+
+    @property
+    @engine_side
+    def walker(self) -> Walker:
+        """Runs this tab's snapshots in its frames; keeps what they reuse."""
+        return self._reader.walker
+
+    @property
+    @engine_side
+    def text_watch(self) -> TextWatch:
+        """Watches the text an action makes appear or go away."""
+        return self._runner.text_watch
 
     @property
     @engine_side
