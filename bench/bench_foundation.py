@@ -124,7 +124,7 @@ async def bench_round_trips(site: DemoSite, plan: Plan, pids: set[int]) -> tuple
         tab = await browser.new_tab(site.url())
         connection = browser.connection
         # The tab's own CDP session id.
-        session = tab.session
+        session = tab.page.session
         assert session is not None and session.session_id is not None
         session_id = session.session_id
         assert browser.endpoint is not None

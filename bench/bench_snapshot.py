@@ -569,7 +569,7 @@ async def bench_breakdown(
     """One interactive snapshot of the largest page, stage by stage."""
     tab = c.tab
     stages: dict[str, list[float]] = {}
-    tracker = tab._frames
+    tracker = tab.page.tracker()
     assert tracker is not None
     registry = tracker.registry
     context = await world(registry, tab.target_id, Budget(CALL_TIMEOUT_MS / 1000))
@@ -610,7 +610,7 @@ async def bench_breakdown(
         # tabwarden's own pipeline, step by step (what Tab._snapshot does).
         budget = Budget(CALL_TIMEOUT_MS / 1000)
         start = time.perf_counter_ns()
-        walks = await tab.walker.walk(registry, budget, all_nodes=False)
+        walks = await tab.page.walker.walk(registry, budget, all_nodes=False)
         timed("Walker.walk: listeners + walker call, decoded", ms_since(start))
         start = time.perf_counter_ns()
         root = build_tree(walks, tab.target_id, tab.refs)

@@ -31,7 +31,7 @@ async def open_page(browser):
     async def _open(url):
         tab = await browser.new_tab(url)
         tabs.append(tab)
-        return await tab.ready_session(Budget(5))
+        return await tab.page.ready_session(Budget(5))
 
     yield _open
     for tab in tabs:

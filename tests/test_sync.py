@@ -60,10 +60,10 @@ def test_every_public_async_member_has_a_sync_twin(async_type, sync_type):
 
 
 def test_the_engine_side_of_a_tab_is_not_in_the_sync_api():
-    """What the layers below call on a tab or session (the Page side, the edge of a call)
-    is not the user's API: the sync API has no twin for it."""
-    for name in ("ready_session", "bind", "mark_closed", "until_dialog", "attached_frames"):
-        assert is_engine_side(inspect.getattr_static(tabwarden.Tab, name)), name
-        assert not hasattr(tabwarden.sync.Tab, name), name
+    """What the layers below use of a tab (its CDP page) and of a session (the edge of a
+    call) is not the user's API: the sync API has no twin for it."""
+    assert is_engine_side(inspect.getattr_static(tabwarden.Tab, "page"))
+    assert not hasattr(tabwarden.sync.Tab, "page")
+    assert is_engine_side(inspect.getattr_static(tabwarden.BrowserSession, "operation"))
     assert not hasattr(tabwarden.sync.BrowserSession, "operation")
     assert hasattr(tabwarden.sync.Tab, "click") and hasattr(tabwarden.sync.Tab, "url")

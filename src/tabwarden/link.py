@@ -21,7 +21,14 @@ from .backends.base import Backend, Endpoint
 from .budget import Budget
 from .cdp.connection import CDPConnection
 from .config import Config
-from .errors import BrowserCrashed, ConnectionLost, DeadlineExceeded, SessionClosed, TabwardenError
+from .errors import (
+    BrowserCrashed,
+    CDPError,
+    ConnectionLost,
+    DeadlineExceeded,
+    SessionClosed,
+    TabwardenError,
+)
 from .relaunch import BrowserLoss, LostTab, Relaunch
 from .tasks import TaskOwner
 
@@ -141,6 +148,12 @@ class BrowserLink:
     def stop_reconnecting(self) -> None:
         if self._reconnecting is not None:
             self._reconnecting.cancel()
+
+    async def close_browser(self, budget: Budget) -> None:
+        """``Browser.close``: the browser saves its profile (cookies, storage) and exits."""
+        with contextlib.suppress(CDPError, ConnectionLost, DeadlineExceeded):
+            await self.connection.send("Browser.close", budget=budget)
+            await self.connection.wait_closed(budget)
 
     async def close(self) -> None:
         """Close the connection (the browser itself is the backend's to close)."""

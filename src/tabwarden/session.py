@@ -15,6 +15,7 @@ from .backends.base import Backend, Endpoint
 from .budget import Budget
 from .cdp.connection import CDPConnection
 from .cdp.session import CDPSession
+from .cdp_page import CdpPage
 from .config import Config
 from .diagnostics import emulation, storage
 from .diagnostics.downloads import Download, DownloadList, DownloadTracker
@@ -23,7 +24,6 @@ from .diagnostics.recording import RecordingFile, RecordingFormat
 from .diagnostics.storage import StorageResult
 from .diagnostics.trace import TraceFile, TraceRecorder, TraceStarted
 from .errors import (
-    CDPError,
     CDPTimeout,
     ConnectionLost,
     DeadlineExceeded,
@@ -37,7 +37,7 @@ from .link import BrowserLink, LinkEvents
 from .metrics import Metrics
 from .navigation import NavigationResult, check_wait_until, normalize_url
 from .page import Page, engine_side
-from .relaunch import LostTab, Relaunch
+from .relaunch import Relaunch
 from .safety.guard import PolicyDecision
 from .safety.paths import WorkspacePaths
 from .safety.raw_cdp import send_raw
@@ -74,6 +74,7 @@ class BrowserSession:
         self._tasks = TaskOwner(f"session {name}")
         self._busy = 0
         self._closed = False
+        self._registry = TabRegistry(self._make_tab)
         self._link = BrowserLink(
             name,
             backend,
@@ -83,11 +84,10 @@ class BrowserSession:
                 set_up=self._set_up,
                 reconnecting=self._reconnecting,
                 lost=self._lost,
-                open_tabs=lambda: [LostTab(t.id, t.url, t.title) for t in self._registry.open()],
+                open_tabs=self._registry.lost_tabs,
             ),
         )
         self._paths: WorkspacePaths | None = None
-        self._registry = TabRegistry(self._make_tab)
         self._downloads = DownloadTracker(
             lambda: self.paths,
             capacity=self.config.files.max_downloads,
@@ -105,7 +105,7 @@ class BrowserSession:
             owns_browser=backend.owns_browser,
             paths=lambda: self.paths,
             operation=self.operation,
-            open_page=self._open_page,
+            open_page=self._open_own_page,
             metrics=self.metrics,
             redactor=self.redactor,
             tasks=self._tasks,
@@ -127,8 +127,6 @@ class BrowserSession:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
-
-    # ---- properties ----------------------------------------------------------------
 
     @property
     def closed(self) -> bool:
@@ -166,7 +164,11 @@ class BrowserSession:
 
     @property
     def active_tab(self) -> Tab | None:
-        return self._registry.active()
+        return self._registry.active_tab()
+
+    def tab_of_target(self, target_id: str) -> Tab | None:
+        """The tab of a CDP target id, open or closed (None when unknown)."""
+        return self._registry.tab_of_target(target_id)
 
     @property
     def paths(self) -> WorkspacePaths:
@@ -199,7 +201,7 @@ class BrowserSession:
             if self.connected and not self.backend.owns_browser:
                 await self._close_own_tabs()
             elif self.connected:
-                await self._close_browser_gracefully()
+                await self._link.close_browser(Budget(_SETUP_S))
             await self._tasks.close()
             await self._link.close()
             await self.backend.close()
@@ -222,10 +224,10 @@ class BrowserSession:
         if target_url is not None:
             self.supervisor.guard.check_navigation(target_url)  # before a tab is opened for it
         async with self.operation(timeout_ms, "navigation") as budget:
-            tab = self._pristine_tab() or await self._create_tab(budget)
+            tab = self._pristine_tab() or await self._open_page(budget)
             self._registry.set_active(tab)
             if target_url is not None:
-                await tab.load(target_url, stage, budget)
+                await tab.page.load(target_url, stage, budget)
         return tab
 
     async def open(
@@ -238,9 +240,9 @@ class BrowserSession:
     async def current_tab(self, *, timeout_ms: float | None = None) -> Tab:
         """The active tab, relaunching the browser or opening a tab when there is none."""
         async with self.operation(timeout_ms, "action") as budget:
-            active = self._registry.active()
+            active = self._registry.active_tab()
             if active is None or active.closed:
-                active = self._pristine_tab() or await self._create_tab(budget)
+                active = self._pristine_tab() or await self._open_page(budget)
                 self._registry.set_active(active)
             return active
 
@@ -255,10 +257,10 @@ class BrowserSession:
                 "Target.getTargets", {"filter": [{"type": "page"}]}, budget=budget
             )
             for info in reply.get("targetInfos", []):
-                tab = self._registry.by_target(info.get("targetId", ""))
+                tab = self._registry.tab_of_target(info.get("targetId", ""))
                 if tab is not None:
-                    tab.update_info(info)
-            return self._registry.open()
+                    tab.page.update_info(info)
+            return self._registry.open_tabs()
 
     async def tab_infos(self, *, timeout_ms: float | None = None) -> list[TabInfo]:
         return [tab.info() for tab in await self.tabs(timeout_ms=timeout_ms)]
@@ -270,7 +272,7 @@ class BrowserSession:
         tab = self._registry.find(tab_id)
         if tab is not None:
             return tab
-        known = ", ".join(t.id for t in self._registry.open()) or "none"
+        known = ", ".join(t.id for t in self._registry.open_tabs()) or "none"
         loss = self._link.known_loss() or (
             self.last_relaunch.loss if self.last_relaunch is not None else None
         )
@@ -296,11 +298,11 @@ class BrowserSession:
     ) -> None:
         """Close a tab (default: the active one); the previously active tab takes over."""
         async with self.operation(timeout_ms, "action") as budget:
-            tab = self.get_tab(tab_id) if tab_id is not None else self._registry.active()
+            tab = self.get_tab(tab_id) if tab_id is not None else self._registry.active_tab()
             if tab is None:
                 raise TabNotFound("there is no active tab to close")
             # A page paused in a dialog cannot run its unload: answer for it first.
-            for dialog in self.supervisor.pending(tab):
+            for dialog in self.supervisor.pending(tab.page):
                 with contextlib.suppress(TabwardenError):
                     await self.supervisor.answer(
                         accept=dialog.type == "beforeunload",
@@ -333,7 +335,7 @@ class BrowserSession:
 
     def state(self, tab: Tab | None = None) -> SupervisorState:
         """What the supervisor knows (dialogs, console errors, frames); never waits."""
-        return self.supervisor.state(tab)
+        return self.supervisor.state(tab.page if tab is not None else None)
 
     def take_relaunch_notice(self) -> Relaunch | None:
         """The relaunch the caller has not been told about yet, once: after the browser
@@ -415,7 +417,7 @@ class BrowserSession:
             old, services.emulation = services.emulation, new  # new tabs set up get it now
             notes = await emulation.apply(
                 self._browser_cdp(),
-                self._registry.open(),
+                [t.page for t in self._registry.open_tabs()],
                 services.user_agent,
                 self._tasks.spawn,
                 old,
@@ -532,7 +534,8 @@ class BrowserSession:
         ring of 50): every page, frame and popup document, and every blocked request.
         With ``tab_id``, that tab's and those of the popups it opened."""
         tab = self.get_tab(tab_id) if tab_id is not None else None
-        return self.supervisor.guard.decisions(tab=tab, blocked_only=blocked_only)
+        page = tab.page if tab is not None else None
+        return self.supervisor.guard.decisions(tab=page, blocked_only=blocked_only)
 
     # ---- internal ------------------------------------------------------------------
 
@@ -599,21 +602,19 @@ class BrowserSession:
     def _browser_cdp(self) -> CDPSession:
         return CDPSession(self.connection, None)
 
-    async def _create_tab(self, budget: Budget) -> Tab:
-        return await self._open_page(budget)
-
     async def _open_page(self, budget: Budget, *, background: bool = False) -> Tab:
         """A new tab of this session's own, set up (``background``: not shown)."""
-        params: dict[str, Any] = {"url": "about:blank"} | (
-            {"background": True} if background else {}
-        )
+        params = {"url": "about:blank", "background": background}
         reply = await self._browser_cdp().send("Target.createTarget", params, budget=budget)
         tab = self._registry.register(reply["targetId"], {"url": "about:blank"})
-        tab.mark_created_here()
+        tab.page.mark_created_here()
         if not background:
             self._services.front = tab.target_id
-        await tab.ready_session(budget)
+        await tab.page.ready_session(budget)
         return tab
+
+    async def _open_own_page(self, budget: Budget, *, background: bool = False) -> CdpPage:
+        return (await self._open_page(budget, background=background)).page
 
     def _shown(self, target_id: str) -> None:
         self._services.front = target_id
@@ -625,7 +626,7 @@ class BrowserSession:
         """The browser's own first blank tab, reused by the first new_tab() of a launch."""
         if not self.backend.owns_browser:
             return None
-        open_tabs = self._registry.open()
+        open_tabs = self._registry.open_tabs()
         if len(open_tabs) == 1 and not open_tabs[0].navigated and not self._registry.ever_active:
             return open_tabs[0]
         return None
@@ -633,22 +634,14 @@ class BrowserSession:
     async def _close_own_tabs(self) -> None:
         """On an attached browser, close only the tabs this session opened, and return
         once the browser has let them go."""
-        own = [t.target_id for t in self._registry.all() if t.opener is None and t.created_here]
         with contextlib.suppress(ConnectionLost, DeadlineExceeded):
             await close_targets(
                 self.connection,
-                own,
-                lambda target_id: self._registry.by_target(target_id) is None,
+                self._registry.own_targets(),
+                lambda target_id: self._registry.tab_of_target(target_id) is None,
                 Budget(_SETUP_S),
                 what="closing this session's tabs",
             )
-
-    async def _close_browser_gracefully(self) -> None:
-        """``Browser.close``: the browser saves its profile (cookies, storage) and exits."""
-        with contextlib.suppress(CDPError, ConnectionLost, DeadlineExceeded):
-            budget = Budget(_SETUP_S)
-            await self._browser_cdp().send("Browser.close", budget=budget)
-            await self.connection.wait_closed(budget)
 
     # ---- the link to the browser (link.py) ------------------------------------------
 
@@ -686,8 +679,8 @@ class BrowserSession:
     def _reconnecting(self) -> None:
         """Someone else's browser dropped the connection: keep tabs and dialogs."""
         self.supervisor.connection_state = "reconnecting"
-        for tab in self._registry.all():
-            tab.unbind()
+        for tab in self._registry.tabs():
+            tab.page.unbind()
 
     def _lost(self, reason: str, message: str, gave_up: bool) -> None:
         if gave_up:

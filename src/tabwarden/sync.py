@@ -934,6 +934,10 @@ class BrowserSession(Facade[AsyncBrowserSession]):
     def tab_infos(self, *, timeout_ms: float | None = None) -> list[TabInfo]:
         return run(unwrap(self).tab_infos(timeout_ms=timeout_ms))
 
+    def tab_of_target(self, target_id: str) -> Tab | None:
+        """The tab of a CDP target id, open or closed (None when unknown)."""
+        return wrap_optional(Tab, unwrap(self).tab_of_target(target_id))
+
     def tabs(self, *, timeout_ms: float | None = None) -> list[Tab]:
         """Open tabs in the order they appeared (popups included), with fresh URLs and titles.
 

@@ -8,61 +8,46 @@ snapshots by ``snapshot.reading.SnapshotReader``, frames by ``frames.FrameTracke
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import functools
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from .actions import batch, forms, pointer, scrolling, upload, waiting
-from .actions.evaluate import EvaluateResult, EvaluationSessions, is_busy
+from .actions.evaluate import EvaluateResult, is_busy
 from .actions.evaluate import evaluate as run_evaluate
-from .actions.navigate import Navigator
 from .actions.receipt import Receipt
 from .actions.resolve import resolve
-from .actions.runner import ActionRunner
-from .actions.text_changes import TextWatch
 from .budget import Budget
-from .cdp.protocol import Event
-from .cdp.session import CDPSession
+from .cdp_page import CdpPage, dialog_action
 from .clipping import clip_title, clip_url
 from .content import ImageList, PageContent, page_content, page_images
 from .diagnostics import storage
 from .diagnostics.console import ConsoleReport
-from .diagnostics.emulation import commands as emulation_commands
 from .diagnostics.network import NetworkReport, RequestFilter
 from .diagnostics.pdf import PdfFile, print_options, save_pdf
 from .diagnostics.recording import RecordingFile, RecordingStarted
 from .diagnostics.storage import StorageResult
 from .errors import (
-    DialogBlocking,
     EvaluateDisabled,
     InvalidArgument,
-    TabClosed,
     TabCrashed,
-    TabwardenError,
 )
-from .frames import AUTO_ATTACH_IFRAMES, FrameRegistry, FrameTracker
-from .interrupts import OnDialog, PageCalls
-from .navigation import NavigationResult, WaitUntil, check_wait_until, normalize_url
-from .page import PageView, engine_side
+from .frames import FrameRegistry
+from .navigation import NavigationResult, check_wait_until
+from .page import engine_side
 from .relaunch import Relaunch
 from .safety.raw_cdp import route_to_frame, send_raw
 from .safety.reserved import check_raw_method
-from .screenshot import Captures, Screenshot, save_screenshot
+from .screenshot import Screenshot, save_screenshot
 from .screenshot import capture as capture_screenshot
 from .services import SessionServices
 from .snapshot import DEFAULT_MAX_CHARS, RefTable, Snapshot
 from .snapshot.captures import Cursor
-from .snapshot.reading import SnapshotReader, dialog_lines
 from .snapshot.render import check_max_chars
-from .snapshot.walker import Walker
-from .supervisor.bridge import bridge_commands
 from .supervisor.dialogs import ClosedDialog, PendingDialog
-from .supervisor.state import SupervisorState
 from .supervisor.supervisor import Supervisor
 
 if TYPE_CHECKING:
@@ -91,6 +76,11 @@ class TabInfo:
 
 class TabHost(Protocol):
     """What a tab asks of the session that holds it (``BrowserSession`` is one)."""
+
+    @property
+    def active_tab(self) -> Tab | None: ...
+
+    def tab_of_target(self, target_id: str) -> Tab | None: ...
 
     def take_relaunch_notice(self) -> Relaunch | None: ...
 
@@ -130,140 +120,65 @@ class Tab:
         target_id: str,
     ) -> None:
         self._host = host
-        self._services = services
-        self._supervisor = supervisor
+        self._page = CdpPage(services, supervisor, tab_id, target_id, host.take_relaunch_notice)
         self.id = tab_id
         self.target_id = target_id
-        self._url = ""
-        """From the browser's target info: during a navigation, the pending URL."""
-        self._document_url = ""
-        """The main frame's committed document (moves within it included); empty until
-        this tab's session saw one."""
-        self._title = ""
-        self._opener_target: str | None = None
-        self._session: CDPSession | None = None
-        self._ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._closed_reason: str | None = None
-        self._crashed = False
-        """The page's renderer crashed; a reload or navigation brings a new one."""
-        self._dialogs_seen: set[str] = set()
-        self._setup_error = ""
-        self.navigated = False
-        """True once anything loaded in this tab beyond its first blank page."""
-        self._created_here = False
-        self._detached = False
-        self._frames: FrameTracker | None = None
-        self.refs = RefTable()
-        """This tab's refs: one space across all its frames."""
-        self._next_dialog: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        """Resolved when a dialog that waits for an answer opens (then replaced)."""
-        self._lifecycle: dict[str, set[str]] = {}
-        self._screenshots = Captures(services.tasks, lambda: services.emulation)
-        """Screenshots, one at a time (a capture the call gave up on still runs)."""
-        self._evaluations = EvaluationSessions(
-            services.browser_cdp, services.tasks.spawn, services.metrics
-        )
-        self._calls = PageCalls()
-        """The calls running on this tab, ended at once by a crash or a dialog."""
-        self._runner = ActionRunner(self, services, supervisor)
-        self._navigator = Navigator(self, supervisor, services.metrics)
-        self._reader = SnapshotReader(self, self._state_header)
 
     def __repr__(self) -> str:
-        state = f"closed: {self._closed_reason}" if self._closed_reason else self.url
-        return f"<Tab {self.id} {state}>"
+        return repr(self._page).replace("<CdpPage", "<Tab", 1)
 
     # ---- properties (no awaiting: read from target info) ----------------------------
+
+    @property
+    @engine_side
+    def page(self) -> CdpPage:
+        """The page under this tab: what the actions, the supervisor and the logs use."""
+        return self._page
 
     @property
     def url(self) -> str:
         """The URL of the document the tab shows. Not a pending navigation's target
         (which the browser's target info reports while, say, a ``beforeunload`` dialog
         holds the navigation back)."""
-        return self._document_url or self._url
+        return self._page.url
 
     @property
     def title(self) -> str:
-        return _real_title(self._title, self.url, self._url)
+        return self._page.title
 
     @property
     def closed(self) -> bool:
-        return self._closed_reason is not None
+        return self._page.closed
 
     @property
-    @engine_side
-    def crashed(self) -> bool:
-        """The page's renderer crashed; only a load brings a new one."""
-        return self._crashed
+    def navigated(self) -> bool:
+        """True once anything loaded in this tab beyond its first blank page."""
+        return self._page.navigated
 
     @property
     def opener(self) -> Tab | None:
         """The tab whose page opened this one (``window.open``, ``target=_blank``)."""
-        if self._opener_target is None:
-            return None
-        opener = self._services.pages.by_target(self._opener_target)
-        return opener if isinstance(opener, Tab) else None
+        target = self._page.opener_target
+        return self._host.tab_of_target(target) if target is not None else None
 
     @property
     def frames(self) -> FrameRegistry:
         """The tab's frames and the sessions that render them (OOPIFs have their own)."""
-        return self._tracker().registry
+        return self._page.frames
 
     @property
-    @engine_side
-    def attached_frames(self) -> FrameRegistry | None:
-        """The frames, or None while the tab has no session (never raises)."""
-        return self._frames.registry if self._frames is not None else None
-
-    @property
-    @engine_side
-    def session(self) -> CDPSession | None:
-        """The tab's own CDP session now (None while detached)."""
-        return self._session
-
-    @property
-    @engine_side
-    def object_group(self) -> str:
-        """The remote-object group of the running action."""
-        return self._runner.object_group
-
-    @property
-    @engine_side
-    def calls(self) -> PageCalls:
-        return self._calls
-
-    @property
-    @engine_side
-    def setup_error(self) -> str:
-        """What failed while the tab's session was set up ("" when nothing did)."""
-        return self._setup_error
-
-    @property
-    @engine_side
-    def walker(self) -> Walker:
-        """Runs this tab's snapshots in its frames; keeps what they reuse."""
-        return self._reader.walker
-
-    @property
-    @engine_side
-    def text_watch(self) -> TextWatch:
-        """Watches the text an action makes appear or go away."""
-        return self._runner.text_watch
-
-    @property
-    @engine_side
-    def last_view(self) -> Sequence[str]:
-        return self._reader.last_view
+    def refs(self) -> RefTable:
+        """This tab's refs: one space across all its frames."""
+        return self._page.refs
 
     @property
     def pending_dialogs(self) -> list[PendingDialog]:
         """Dialogs open in this tab (its frames included) that wait for an answer."""
-        return self._supervisor.pending(self)
+        return self._page.pending_dialogs
 
     @property
     def pending_dialog(self) -> PendingDialog | None:
-        pending = self.pending_dialogs
-        return pending[0] if pending else None
+        return self._page.pending_dialog
 
     def info(self) -> TabInfo:
         opener = self.opener
@@ -271,10 +186,13 @@ class Tab:
             id=self.id,
             url=clip_url(self.url),
             title=clip_title(self.title),
-            active=self._services.pages.active() is self,
+            active=self._host.active_tab is self,
             opener=opener.id if opener else None,
             dialog=self.pending_dialog,
         )
+
+    def crashed_error(self, doing: str = "") -> TabCrashed:
+        return self._page.crashed_error(doing)
 
     # ---- navigation ----------------------------------------------------------------
 
@@ -288,30 +206,21 @@ class Tab:
         reported in ``dialog``. A URL the URL policy refuses, or a redirect to one,
         raises ``PolicyDenied`` naming the rule.
         """
-        stage = check_wait_until(wait_until)
-        target_url = normalize_url(url)
-        async with self._call(timeout_ms, "navigation", on_dialog="go_on") as budget:
-            return await self._navigator.load(target_url, stage, budget)
-
-    @engine_side
-    async def load(self, url: str, stage: WaitUntil, budget: Budget) -> NavigationResult:
-        """Load ``url`` (normalised) within a budget the caller's call already holds (a
-        new tab opened for it)."""
-        return await self._navigator.load(url, stage, budget)
+        return await self._page.navigate(url, wait_until=wait_until, timeout_ms=timeout_ms)
 
     async def reload(
         self, *, wait_until: str = "load", timeout_ms: float | None = None
     ) -> NavigationResult:
         stage = check_wait_until(wait_until)
-        async with self._call(timeout_ms, "navigation", on_dialog="go_on") as budget:
-            return await self._navigator.reload(stage, budget)
+        async with self._page.call(timeout_ms, "navigation", on_dialog="go_on") as budget:
+            return await self._page.navigator.reload(stage, budget)
 
     async def _go_history(
         self, step: int, wait_until: str, timeout_ms: float | None
     ) -> NavigationResult:
         stage = check_wait_until(wait_until)
-        async with self._call(timeout_ms, "navigation", on_dialog="go_on") as budget:
-            return await self._navigator.go_history(step, stage, budget)
+        async with self._page.call(timeout_ms, "navigation", on_dialog="go_on") as budget:
+            return await self._page.navigator.go_history(step, stage, budget)
 
     async def back(
         self, *, wait_until: str = "load", timeout_ms: float | None = None
@@ -348,24 +257,30 @@ class Tab:
         """
         start = Cursor.parse(cursor)
         check_max_chars(max_chars)
-        async with self._call(timeout_ms, "action", on_dialog="go_on") as budget:
-            tracker = self._tracker()
+        async with self._page.call(timeout_ms, "action", on_dialog="go_on") as budget:
+            tracker = self._page.tracker()
             if start.capture is not None:
-                later = await self._reader.later_page(
+                later = await self._page.reader.later_page(
                     tracker, budget, start, full=full, scope=scope, find=find, max_chars=max_chars
                 )
                 return later
             read = functools.partial(
-                self._reader.read, tracker, budget, full=full, scope=scope, find=find, summary=True
+                self._page.reader.read,
+                tracker,
+                budget,
+                full=full,
+                scope=scope,
+                find=find,
+                summary=True,
             )
-            _, capture = await self.until_dialog(read())
+            _, capture = await self._page.until_dialog(read())
             if capture is None:
                 # A dialog opened during the read: the page is paused, and the snapshot says
                 # so the way it does for a dialog that was already open.
                 capture = await read()
             snapshot = capture.page(max_chars=max_chars)
             if snapshot.page.next_cursor is not None:
-                self._reader.captures.keep(capture)
+                self._page.reader.captures.keep(capture)
             return snapshot
 
     async def dialog(
@@ -379,12 +294,12 @@ class Tab:
         """Answer this tab's pending dialog (``accept`` or ``dismiss``; ``prompt_text`` for
         a prompt). With several pending, name one by ``dialog_id``."""
         accept = dialog_action(action)
-        async with self._call(timeout_ms, "action", on_dialog="go_on") as budget:
-            return await self._supervisor.answer(
+        async with self._page.call(timeout_ms, "action", on_dialog="go_on") as budget:
+            return await self._page.supervisor.answer(
                 accept=accept,
                 prompt_text=prompt_text,
                 dialog_id=dialog_id,
-                tab=self,
+                tab=self._page,
                 budget=budget,
             )
 
@@ -403,21 +318,21 @@ class Tab:
         bits = pointer.modifier_bits(modifiers)
 
         async def body(budget: Budget) -> tuple[str, str]:
-            element, point = await pointer.locate(self, ref, budget)
+            element, point = await pointer.locate(self._page, ref, budget)
             await pointer.click(
-                self, point, budget, button=button, click_count=click_count, modifiers=bits
+                self._page, point, budget, button=button, click_count=click_count, modifiers=bits
             )
             return element.label, "" if click_count == 1 else f"{click_count} clicks"
 
-        return await self._act("click", timeout_ms, body, ref)
+        return await self._page.act("click", timeout_ms, body, ref)
 
     async def hover(self, ref: str, *, timeout_ms: float | None = None) -> Receipt:
         async def body(budget: Budget) -> tuple[str, str]:
-            element, point = await pointer.locate(self, ref, budget, need_enabled=False)
-            await pointer.hover(self, point, budget)
+            element, point = await pointer.locate(self._page, ref, budget, need_enabled=False)
+            await pointer.hover(self._page, point, budget)
             return element.label, ""
 
-        return await self._act("hover", timeout_ms, body, ref)
+        return await self._page.act("hover", timeout_ms, body, ref)
 
     async def drag(
         self, start_ref: str, end_ref: str, *, timeout_ms: float | None = None
@@ -425,26 +340,26 @@ class Tab:
         """Drag one element onto another with real mouse events (HTML5 drag-and-drop too)."""
 
         async def body(budget: Budget) -> tuple[str, str]:
-            source, start = await pointer.locate(self, start_ref, budget)
-            target, end = await pointer.locate(self, end_ref, budget, need_enabled=False)
-            html5 = await pointer.drag(self, start, end, budget)
+            source, start = await pointer.locate(self._page, start_ref, budget)
+            target, end = await pointer.locate(self._page, end_ref, budget, need_enabled=False)
+            html5 = await pointer.drag(self._page, start, end, budget)
             return f"{source.label} → {target.label}", "HTML5 drag and drop" if html5 else ""
 
-        return await self._act("drag", timeout_ms, body, start_ref)
+        return await self._page.act("drag", timeout_ms, body, start_ref)
 
     async def fill(self, ref: str, value: str, *, timeout_ms: float | None = None) -> Receipt:
         """Clear a text field (input, textarea, contenteditable) and set ``value``."""
 
         async def body(budget: Budget) -> tuple[str, str]:
-            element = await resolve(self, ref, budget)
-            final, secret = await forms.fill(self, element, value, budget)
+            element = await resolve(self._page, ref, budget)
+            final, secret = await forms.fill(self._page, element, value, budget)
             if secret:
                 return element.label, f"set to {len(value)} characters (a password, not shown)"
             shown = _clip(value)
             note = "" if final == value else f" (the field now holds {_clip(final)})"
             return element.label, f"set to {shown}{note}"
 
-        return await self._act("fill", timeout_ms, body, ref)
+        return await self._page.act("fill", timeout_ms, body, ref)
 
     async def type(
         self,
@@ -461,15 +376,15 @@ class Tab:
         async def body(budget: Budget) -> tuple[str | None, str]:
             label = None
             if ref is not None:
-                element = await resolve(self, ref, budget)
+                element = await resolve(self._page, ref, budget)
                 await forms.focus(element, budget)
                 label = element.label
-            await forms.type_text(self, text, budget, delay_ms=delay_ms, ref=ref)
+            await forms.type_text(self._page, text, budget, delay_ms=delay_ms, ref=ref)
             if submit:
-                await forms.press(self, "Enter", budget)
+                await forms.press(self._page, "Enter", budget)
             return label, f"typed {len(text)} characters" + (" and pressed Enter" if submit else "")
 
-        return await self._act("type", timeout_ms, body, ref)
+        return await self._page.act("type", timeout_ms, body, ref)
 
     async def press(
         self, key: str, *, ref: str | None = None, timeout_ms: float | None = None
@@ -479,13 +394,13 @@ class Tab:
         async def body(budget: Budget) -> tuple[str | None, str]:
             label = None
             if ref is not None:
-                element = await resolve(self, ref, budget)
+                element = await resolve(self._page, ref, budget)
                 await forms.focus(element, budget)
                 label = element.label
-            await forms.press(self, key, budget)
+            await forms.press(self._page, key, budget)
             return label, key
 
-        return await self._act("press", timeout_ms, body, ref)
+        return await self._page.act("press", timeout_ms, body, ref)
 
     async def select(
         self, ref: str, values: list[str] | str, *, timeout_ms: float | None = None
@@ -493,11 +408,11 @@ class Tab:
         """Choose options of a <select> by value or label (several for a multiple select)."""
 
         async def body(budget: Budget) -> tuple[str, str]:
-            element = await resolve(self, ref, budget)
+            element = await resolve(self._page, ref, budget)
             chosen = await forms.select_options(element, _as_list(values), budget)
             return element.label, "selected " + ", ".join(map(repr, chosen))
 
-        return await self._act("select", timeout_ms, body, ref)
+        return await self._page.act("select", timeout_ms, body, ref)
 
     async def check(
         self, ref: str, checked: bool = True, *, timeout_ms: float | None = None
@@ -505,17 +420,17 @@ class Tab:
         """Check (or with ``checked=False`` uncheck) a checkbox, radio or switch by clicking it."""
 
         async def body(budget: Budget) -> tuple[str, str]:
-            element = await resolve(self, ref, budget)
+            element = await resolve(self._page, ref, budget)
             state = await forms.check_state(element, budget)
             if state is checked:
                 return element.label, f"already {'checked' if checked else 'unchecked'}"
-            point = await pointer.actionable_point(self, element, budget)
-            await pointer.click(self, point, budget)
+            point = await pointer.actionable_point(self._page, element, budget)
+            await pointer.click(self._page, point, budget)
             if await forms.check_state(element, budget) is not checked:
                 raise forms.unchanged(element, checked)
             return element.label, "checked" if checked else "unchecked"
 
-        return await self._act("check", timeout_ms, body, ref)
+        return await self._page.act("check", timeout_ms, body, ref)
 
     async def scroll(
         self,
@@ -530,9 +445,9 @@ class Tab:
         scrolling.check_direction(direction)
 
         async def body(budget: Budget) -> tuple[str | None, str]:
-            return await scrolling.scroll(self, ref, direction, amount, budget)
+            return await scrolling.scroll(self._page, ref, direction, amount, budget)
 
-        return await self._act("scroll", timeout_ms, body, ref)
+        return await self._page.act("scroll", timeout_ms, body, ref)
 
     async def upload_file(
         self, ref: str, paths: list[str] | str, *, timeout_ms: float | None = None
@@ -545,17 +460,17 @@ class Tab:
 
         async def body(budget: Budget) -> tuple[str, str]:
             return await upload.upload_files(
-                self, ref, _as_list(paths), budget, self._services.paths
+                self._page, ref, _as_list(paths), budget, self._page.services.paths
             )
 
-        return await self._act("upload_file", timeout_ms, body, ref)
+        return await self._page.act("upload_file", timeout_ms, body, ref)
 
     async def get_text(
         self, ref: str | None = None, *, max_chars: int = 20_000, timeout_ms: float | None = None
     ) -> str:
         """The visible text of an element, or of the whole page (bounded by ``max_chars``)."""
-        async with self._call(timeout_ms, "action") as budget:
-            await self.ready_session(budget)
+        async with self._page.call(timeout_ms, "action") as budget:
+            await self._page.ready_session(budget)
             if ref is None:
                 session = self.frames.main_session
                 reply = await session.send(
@@ -563,7 +478,7 @@ class Tab:
                 )
                 object_id = reply["result"]["objectId"]
             else:
-                element = await resolve(self, ref, budget)
+                element = await resolve(self._page, ref, budget)
                 session, object_id = element.session, element.object_id
             text, total = await forms.page_text(session, object_id, budget, max_chars)
             if total > len(text):
@@ -589,10 +504,10 @@ class Tab:
         snapshot shows it: case-insensitive, whitespace collapsed, anywhere in the text;
         ``exact=True`` wants all of an element's text, case-sensitive; ``/regex/`` is a
         JavaScript regular expression (case-insensitive unless ``exact``)."""
-        async with self._call(timeout_ms, "wait") as budget:
-            await self.ready_session(budget)
+        async with self._page.call(timeout_ms, "wait") as budget:
+            await self._page.ready_session(budget)
             return await waiting.wait_for(
-                self,
+                self._page,
                 budget,
                 text=text,
                 text_gone=text_gone,
@@ -610,7 +525,7 @@ class Tab:
         "x"}, {"action": "click", "ref": "e7"}]``; stops at the first failure, raising
         ``BatchError`` that carries the receipts of the steps that ran."""
         batch.check_steps(steps)
-        return await batch.run_batch(self, steps, self._services.budget(timeout_ms, "action"))
+        return await batch.run_batch(self, steps, self._page.services.budget(timeout_ms, "action"))
 
     async def get_content(
         self,
@@ -621,8 +536,8 @@ class Tab:
         timeout_ms: float | None = None,
     ) -> PageContent:
         """The page as Markdown (or plain text), paged; untrusted page data."""
-        async with self._call(timeout_ms, "action") as budget:
-            session = await self.ready_session(budget)
+        async with self._page.call(timeout_ms, "action") as budget:
+            session = await self._page.ready_session(budget)
             return await page_content(
                 session,
                 budget,
@@ -635,8 +550,8 @@ class Tab:
         self, *, max_images: int = 200, timeout_ms: float | None = None
     ) -> ImageList:
         """The page's images: src, alt, rendered and natural size, loaded or broken."""
-        async with self._call(timeout_ms, "action") as budget:
-            session = await self.ready_session(budget)
+        async with self._page.call(timeout_ms, "action") as budget:
+            session = await self._page.ready_session(budget)
             return await page_images(session, budget, max_images=max_images)
 
     async def evaluate(
@@ -659,13 +574,13 @@ class Tab:
         its text and line. ``function`` with ``ref`` gets the element as ``this``
         and first argument.
         """
-        if not self._services.config.browser.evaluate_enabled:
+        if not self._page.services.config.browser.evaluate_enabled:
             raise EvaluateDisabled("evaluating JavaScript is turned off for this session")
-        async with self._call(timeout_ms, "evaluate") as budget:
-            await self.ready_session(budget)
+        async with self._page.call(timeout_ms, "evaluate") as budget:
+            await self._page.ready_session(budget)
             return await run_evaluate(
-                self,
-                self._evaluations,
+                self._page,
+                self._page.evaluations,
                 budget,
                 expression=expression,
                 function=function,
@@ -679,7 +594,7 @@ class Tab:
     async def terminate_script(self, *, timeout_ms: float | None = None) -> bool:
         """Stop the script that keeps this page busy (``Runtime.terminateExecution`` on
         each of its frames' sessions). Returns True when something was busy."""
-        async with self._call(timeout_ms, "action", on_dialog="go_on") as budget:
+        async with self._page.call(timeout_ms, "action", on_dialog="go_on") as budget:
             stopped = False
             for session in self.frames.sessions():
                 if await is_busy(session):
@@ -708,13 +623,13 @@ class Tab:
         ``save=True`` or ``path`` (a file name, or a path inside the workspace) also
         writes it into the workspace's screenshots folder; ``Screenshot.path`` says where.
         """
-        async with self._call(timeout_ms, "action") as budget:
-            await self.ready_session(budget)
-            group = self._runner.new_group()
+        async with self._page.call(timeout_ms, "action") as budget:
+            await self._page.ready_session(budget)
+            group = self._page.runner.new_group()
             try:
                 shot = await capture_screenshot(
-                    self,
-                    self._screenshots,
+                    self._page,
+                    self._page.screenshots,
                     budget,
                     ref=ref,
                     full_page=full_page,
@@ -723,9 +638,9 @@ class Tab:
                     annotate=annotate,
                 )
             finally:
-                self._runner.release(group)
+                self._page.runner.release(group)
             if save or path is not None:
-                shot = save_screenshot(shot, self._services.paths, path)
+                shot = save_screenshot(shot, self._page.services.paths, path)
             return shot
 
     # ---- diagnostics: console and network (diagnostics/console.py, network.py) ------
@@ -748,9 +663,9 @@ class Tab:
         the log after reading. The newest ``max_entries`` are returned; the report says
         how many matched and how many the tab's ring dropped.
         """
-        async with self._call(timeout_ms, "action", on_dialog="go_on"):
-            return self._supervisor.console.read(
-                self, level=level, since=since, clear=clear, max_entries=max_entries
+        async with self._page.call(timeout_ms, "action", on_dialog="go_on"):
+            return self._page.supervisor.console.read(
+                self._page, level=level, since=since, clear=clear, max_entries=max_entries
             )
 
     async def network(
@@ -773,13 +688,13 @@ class Tab:
         data and response body instead, bodies cut at ``diagnostics.body_max_bytes``.
         ``clear`` empties the log after reading.
         """
-        log = self._supervisor.network
+        log = self._page.supervisor.network
         if request_id is not None:
-            async with self._call(timeout_ms, "action", on_dialog="go_on") as budget:
-                return await log.details(self, request_id, budget)
+            async with self._page.call(timeout_ms, "action", on_dialog="go_on") as budget:
+                return await log.details(self._page, request_id, budget)
         request_filter = RequestFilter.parse(url, type, status)
-        async with self._call(timeout_ms, "action", on_dialog="go_on"):
-            return log.list(self, request_filter, max_entries=max_entries, clear=clear)
+        async with self._page.call(timeout_ms, "action", on_dialog="go_on"):
+            return log.list(self._page, request_filter, max_entries=max_entries, clear=clear)
 
     # ---- storage and emulation (diagnostics/storage.py, emulation.py) -----------------
 
@@ -812,10 +727,10 @@ class Tab:
             return await self._host.save_storage_state(file, timeout_ms=timeout_ms)
         if action == "load_state":
             return await self._host.load_storage_state(file or "", timeout_ms=timeout_ms)
-        async with self._call(timeout_ms, "action", on_dialog="end") as budget:
-            browser = self._services.browser_cdp()
+        async with self._page.call(timeout_ms, "action", on_dialog="end") as budget:
+            browser = self._page.services.browser_cdp()
             return await storage.run(
-                self, browser, budget, action=action, kind=kind, cookie=cookie, all=all
+                self._page, browser, budget, action=action, kind=kind, cookie=cookie, all=all
             )
 
     # ---- files: PDF and recording (diagnostics/pdf.py, recording.py) -----------------
@@ -847,9 +762,9 @@ class Tab:
             page_ranges=page_ranges,
             margins=margins,
         )
-        async with self._call(timeout_ms, "action") as budget:
-            session = await self.ready_session(budget)
-            return await save_pdf(session, self._services.paths, path, params, budget)
+        async with self._page.call(timeout_ms, "action") as budget:
+            session = await self._page.ready_session(budget)
+            return await save_pdf(session, self._page.services.paths, path, params, budget)
 
     async def record_start(
         self,
@@ -862,11 +777,11 @@ class Tab:
     ) -> RecordingStarted:
         """Start recording this tab's screen (JPEG screencast frames, sent when the page
         repaints); ``record_stop`` saves them. One recording per tab."""
-        async with self._call(timeout_ms, "action") as budget:
-            session = await self.ready_session(budget)
+        async with self._page.call(timeout_ms, "action") as budget:
+            session = await self._page.ready_session(budget)
             # A background tab paints nothing, so it would send no frames.
-            await self._services.bring_to_front(self, budget)
-            return await self._services.recordings.start(
+            await self._page.services.bring_to_front(self._page, budget)
+            return await self._page.services.recordings.start(
                 self.id,
                 session,
                 budget,
@@ -918,8 +833,8 @@ class Tab:
         check_raw_method(method)
         # A raw command's reply is Chromium's to give: a dialog does not end it (a proxy
         # in front of the browser may answer that dialog itself, and the reply then comes).
-        async with self._call(timeout_ms, "action", on_dialog="go_on") as budget:
-            session = await self.ready_session(budget)
+        async with self._page.call(timeout_ms, "action", on_dialog="go_on") as budget:
+            session = await self._page.ready_session(budget)
             params = dict(params or {})
             if frame_id is not None and frame_id != self.target_id:
                 session, params = route_to_frame(self.frames, self.id, frame_id, method, params)
@@ -928,371 +843,10 @@ class Tab:
                 method,
                 params,
                 budget,
-                guard=self._supervisor.guard,
-                paths=self._services.paths,
-                tab=self,
+                guard=self._page.supervisor.guard,
+                paths=self._page.services.paths,
+                tab=self._page,
             )
-
-    def _frame_route(
-        self, frame_id: str, method: str, params: dict[str, Any]
-    ) -> tuple[CDPSession, dict[str, Any]]:
-        registry = self.frames
-        frame = registry.get(frame_id)
-        if frame is None:
-            known = ", ".join(f.frame_id for f in registry.frames())
-            raise InvalidArgument(
-                f"tab {self.id} has no frame {frame_id!r}",
-                hint=f"use a frame_id from the frame tree: {known}",
-            )
-        session = registry.session_for(frame_id)
-        if frame.is_oopif:
-            return session, params
-        if method in ("Runtime.evaluate",) and "contextId" not in params:
-            context = registry.context_of(frame_id)
-            if context is None:
-                raise InvalidArgument(
-                    f"frame {frame_id} has no JavaScript context yet", hint="retry once it loaded"
-                )
-            params["contextId"] = context
-            return session, params
-        if method.startswith(("Page.", "DOM.", "Runtime.")) and "frameId" not in params:
-            raise InvalidArgument(
-                f"{method} cannot be aimed at a same-origin iframe by frame_id",
-                hint="it runs in the tab's session: pass the frame's ids in params, or use "
-                "Runtime.evaluate, which runs in the frame's context",
-            )
-        return session, params
-
-    # ---- the Page protocol: what actions, supervisor and logs use -------------------
-
-    @engine_side
-    async def ready_session(self, budget: Budget) -> CDPSession:
-        """The tab's session once it is set up (attached again if it detached)."""
-        if self._closed_reason is not None:
-            raise self.closed_error()
-        if self._detached:
-            # Our session detached but the page lives on: attach again; the
-            # attachedToTarget event binds and sets up the new session.
-            self._detached = False
-            await self._services.browser_cdp().attach(self.target_id, budget=budget)
-        await budget.run(asyncio.shield(self._ready), what=f"waiting for tab {self.id}")
-        await self._screenshots.settled(budget)  # a given-up screenshot still holds the viewport
-        assert self._session is not None
-        return self._session
-
-    @engine_side
-    async def until_dialog(self, work: Awaitable[T]) -> tuple[bool, T | None]:
-        """Run ``work`` unless a dialog that waits for an answer opens first.
-
-        Returns (True, result), or (False, None) when a dialog cut it short: the
-        page is paused, so replies to what ``work`` still sent would not come.
-        """
-        opened: asyncio.Future[Any] = self._next_dialog  # only one that opens from now on
-        task: asyncio.Task[T] = asyncio.get_running_loop().create_task(_awaited(work))
-        try:
-            await asyncio.wait({task, opened}, return_when=asyncio.FIRST_COMPLETED)
-            if task.done():
-                return True, task.result()
-        finally:
-            # Cut short by a dialog, or this call itself was (a crash, the caller):
-            # the work ends here too; its own error no longer matters.
-            if not task.done():
-                task.cancel()
-                await asyncio.wait({task})
-            if not task.cancelled():
-                task.exception()
-        return False, None
-
-    @engine_side
-    async def read_view(self, budget: Budget) -> PageView:
-        """Read the interactive view now (a receipt's diff, a screenshot's marks)."""
-        await self.ready_session(budget)
-        capture = await self._reader.read(self._tracker(), budget)
-        return PageView(capture.root, capture.lines)
-
-    @engine_side
-    async def refresh_info(self, budget: Budget) -> None:
-        """URL and title from the browser's target info (never waits on the page)."""
-        try:
-            reply = await self._services.browser_cdp().send(
-                "Target.getTargetInfo", {"targetId": self.target_id}, budget=budget.child(2.0)
-            )
-            self.update_info(reply.get("targetInfo", {}))
-        except TabwardenError as exc:
-            # Best effort: the caller's own commands report a page that does not answer.
-            logger.debug("reading the target info of tab %s failed: %s", self.id, exc)
-
-    @engine_side
-    def saw_title(self, title: str) -> None:
-        """The page's own title, read just now (the browser's copy can lag)."""
-        self._title = title
-
-    @engine_side
-    def network_idle(self) -> bool:
-        loader = self.frames.loader_of(self.target_id) or ""
-        return "networkIdle" in self._lifecycle.get(loader, set())
-
-    @engine_side
-    def halted(self) -> bool:
-        """The page cannot run script now: its renderer crashed, or a dialog waits."""
-        return self._crashed or bool(self.pending_dialogs)
-
-    @engine_side
-    def check_no_dialog(self) -> None:
-        pending = self.pending_dialogs
-        if pending:
-            raise self.blocked_by(pending[0])
-
-    @engine_side
-    def blocked_by(self, dialog: PendingDialog, *, opened_now: bool = False) -> DialogBlocking:
-        when = " (it opened while this call was running)" if opened_now else ""
-        return DialogBlocking(
-            f"tab {self.id} is blocked by dialog {dialog.describe()}{when}",
-            dialog_type=dialog.type,
-            hint=f"answer it first: {dialog.answer_call()}",
-        )
-
-    @engine_side
-    def dialog_opened(self, dialog: PendingDialog) -> None:
-        """Called by the supervisor: wake whatever waits on this tab's page — calls that
-        report a dialog stop their work, the others end with ``DialogBlocking``."""
-        opened, self._next_dialog = self._next_dialog, asyncio.get_running_loop().create_future()
-        opened.set_result(None)
-        self._calls.dialog_opened(lambda: self.blocked_by(dialog, opened_now=True))
-
-    @engine_side
-    def closed_error(self) -> TabClosed:
-        return TabClosed(f"tab {self.id} is closed: {self._closed_reason}")
-
-    def crashed_error(self, doing: str = "") -> TabCrashed:
-        while_ = f" while {doing} was running" if doing else ""
-        return TabCrashed(f"the page of tab {self.id} ({self.url}) crashed{while_}")
-
-    # ---- life: called by the session's tab registry ---------------------------------
-
-    @property
-    @engine_side
-    def created_here(self) -> bool:
-        """This session opened the tab (on an attached browser, it closes only those)."""
-        return self._created_here
-
-    @engine_side
-    def mark_created_here(self) -> None:
-        self._created_here = True
-
-    @engine_side
-    def update_info(self, info: dict[str, Any]) -> None:
-        """The browser's target info changed (URL, title, opener)."""
-        self._url = info.get("url", self._url)
-        self._title = info.get("title", self._title)
-        if info.get("openerId"):
-            self._opener_target = info["openerId"]
-        if self._url not in ("", "about:blank"):
-            self.navigated = True
-
-    @engine_side
-    def bind(self, session: CDPSession, waiting_for_debugger: bool) -> Coroutine[Any, Any, None]:
-        """Attach this tab to its CDP session and set it up (returns the set-up)."""
-        self._session = session
-        self._detached = False
-        if self._frames is not None:
-            self._frames.close()
-        self._frames = FrameTracker(
-            session,
-            self.target_id,
-            lambda: self._setup_commands(top_level=False),
-            self._frame_session,
-        )
-        if session.session_id is not None:
-            self._services.pages.session_attached(session.session_id, self, self.target_id)
-        self._document_url = ""  # target info until this session sees a commit
-        session.subscribe("Page.lifecycleEvent", self._on_lifecycle)
-        session.subscribe("Page.frameNavigated", self._on_frame_navigated)
-        session.subscribe("Page.navigatedWithinDocument", self._on_same_document)
-        session.subscribe("Inspector.targetCrashed", self._on_crashed)
-        session.subscribe("Inspector.targetReloadedAfterCrash", self._on_recovered)
-        return self._setup(session, waiting_for_debugger)
-
-    @engine_side
-    def unbind(self) -> None:
-        """The tab's CDP session detached; the next call attaches a new one."""
-        if self._session is not None and self._session.session_id is not None:
-            self._services.pages.session_detached(self._session.session_id)
-        self._session = None
-        self._detached = True
-        if self._frames is not None:
-            self._frames.close()
-            self._frames = None
-        if self._ready.done():
-            self._ready = asyncio.get_running_loop().create_future()
-
-    @engine_side
-    def mark_closed(self, reason: str) -> None:
-        """The tab went away (closed, or its browser did): every later call says why."""
-        if self._closed_reason is None:
-            self._closed_reason = reason
-        if self._session is not None and self._session.session_id is not None:
-            self._services.pages.session_detached(self._session.session_id)
-        self._evaluations.forget()
-        self._reader.captures.clear()
-        self._reader.walker.cancel()
-        if self._frames is not None:
-            self._frames.close()
-        if not self._ready.done():
-            self._ready.set_exception(self.closed_error())
-            self._ready.exception()  # nobody may be waiting; do not log it
-
-    # ---- private -------------------------------------------------------------------
-
-    @contextlib.asynccontextmanager
-    async def _call(
-        self, timeout_ms: float | None, kind: str, *, on_dialog: OnDialog = "fail"
-    ) -> AsyncIterator[Budget]:
-        """Opens every public call on this tab: the session's operation (a budget, a live
-        browser; the tab's closed, crashed and dialog checks), then the tab's session."""
-        async with self._services.operation(timeout_ms, kind, self, on_dialog=on_dialog) as budget:
-            await self.ready_session(budget)
-            yield budget
-
-    async def _act(
-        self,
-        name: str,
-        timeout_ms: float | None,
-        body: Callable[[Budget], Awaitable[Any]],
-        target: str | None = None,
-    ) -> Receipt:
-        """One input action with its receipt (actions/runner.py)."""
-        async with self._call(timeout_ms, "action", on_dialog="go_on") as budget:
-            return await self._runner.act(name, body, target, budget)
-
-    def _tracker(self) -> FrameTracker:
-        if self._frames is None:
-            raise (
-                self.closed_error()
-                if self.closed
-                else TabClosed(f"tab {self.id} is not attached yet", hint="retry in a moment")
-            )
-        return self._frames
-
-    async def _setup(self, session: CDPSession, waiting_for_debugger: bool) -> None:
-        budget = Budget(_SETUP_S)
-        # Page: lifecycle, frame and dialog events; Network: document statuses. A
-        # popup waits paused until Runtime.runIfWaitingForDebugger, and some of
-        # these replies need its renderer running: send the resume in the same
-        # batch (commands run in order, so the enables still come first).
-        commands: list[tuple[str, dict[str, Any] | None]] = [
-            ("Page.enable", None),
-            ("Page.setLifecycleEventsEnabled", {"enabled": True}),
-            ("Network.enable", None),
-            ("Runtime.enable", None),
-            ("Target.setAutoAttach", AUTO_ATTACH_IFRAMES),
-            *self._setup_commands(top_level=True),
-        ]
-        if waiting_for_debugger:
-            commands.append(("Runtime.runIfWaitingForDebugger", None))
-        results = await asyncio.gather(
-            *(session.send(method, params, budget=budget) for method, params in commands),
-            return_exceptions=True,
-        )
-        for (method, _), result in zip(commands, results, strict=True):
-            if isinstance(result, BaseException):
-                logger.warning("setting up tab %s: %s failed: %s", self.id, method, result)
-                if method in ("Fetch.enable", "Page.addScriptToEvaluateOnNewDocument"):
-                    self._setup_error = f"{method} failed: {result}"
-        if self._frames is not None:
-            try:
-                await self._frames.seed(budget)
-            except TabwardenError as exc:
-                logger.warning("reading the frame tree of tab %s failed: %s", self.id, exc)
-        self._supervisor.reconcile(self)
-        if not self._ready.done():
-            self._ready.set_result(None)
-
-    def _frame_session(self, session_id: str, frame_id: str | None) -> None:
-        if frame_id is None:
-            self._services.pages.session_detached(session_id)
-        else:
-            self._services.pages.session_attached(session_id, self, frame_id)
-
-    def _setup_commands(self, *, top_level: bool) -> list[tuple[str, dict[str, Any]]]:
-        """Commands every page (``top_level``) and frame session runs while it is set up
-        (paused)."""
-        commands: list[tuple[str, dict[str, Any]]] = []
-        if self._supervisor.bridge:
-            commands += bridge_commands()
-        # What a new page or frame session needs before it runs, topic by topic:
-        # diagnostics: browser-side notices (CSP violations, failed loads) for the console log
-        commands.append(("Log.enable", {}))
-        # safety: URL policy (with the dialog bridge's pattern): one Fetch.enable per session
-        commands += self._supervisor.fetch_commands()
-        # storage and emulation: what the session emulates (nothing when at the defaults)
-        services = self._services
-        commands += emulation_commands(
-            services.emulation, services.user_agent, top_level=top_level, full=False
-        )
-        return commands
-
-    def _state_header(self, summary: bool) -> tuple[list[str], SupervisorState]:
-        """The snapshot header's lines after the first: dialogs, then (``summary``) what
-        went wrong since the last such snapshot."""
-        state = self._supervisor.state(self)
-        lines = _state_lines(state, self._dialogs_seen)
-        self._dialogs_seen = {d.dialog.id for d in state.recent_dialogs}
-        return lines + (self._diagnostics_lines() if summary else []), state
-
-    def _diagnostics_lines(self) -> list[str]:
-        """What went wrong since the last snapshot: a relaunch of the browser (told
-        once), console and network errors."""
-        relaunch = self._host.take_relaunch_notice()
-        lines = [f"# {relaunch.describe()}"] if relaunch is not None else []
-        line = self._supervisor.diagnostics_summary(self)
-        return lines + ([f"# {line}"] if line else [])
-
-    def _on_crashed(self, event: Event) -> None:
-        self._crashed = True
-        logger.warning("the page of tab %s crashed (%s)", self.id, self.url)
-        session = self._session
-        if session is not None and session.session_id is not None:
-            session.connection.fail_session(session.session_id, self.crashed_error)
-        # Calls waiting on anything else (a poll's pause, an evaluation's own session,
-        # an event) end now too: nothing they wait for will come.
-        self._calls.crashed(lambda: self.crashed_error("this call"))
-
-    def _on_recovered(self, event: Event) -> None:
-        self._crashed = False
-
-    def _on_lifecycle(self, event: Event) -> None:
-        self._crashed = False  # a document is loading: the renderer is alive again
-        if event.params.get("frameId") != self.target_id:
-            return
-        loader = event.params.get("loaderId", "")
-        if loader not in self._lifecycle:
-            self._lifecycle = {loader: set()}  # only the current document matters
-        self._lifecycle[loader].add(event.params.get("name", ""))
-
-    def _on_frame_navigated(self, event: Event) -> None:
-        frame = event.params.get("frame", {})
-        if frame.get("id") == self.target_id and not frame.get("parentId"):
-            # An error page commits as chrome-error://…; the URL it failed to load is the
-            # document's (the browser's address bar shows that one too).
-            url = frame.get("unreachableUrl") or frame.get("url", "") + frame.get("urlFragment", "")
-            self._document_url = url
-
-    def _on_same_document(self, event: Event) -> None:
-        if event.params.get("frameId") == self.target_id:
-            self._document_url = event.params.get("url", self._document_url)
-
-
-async def _awaited(work: Awaitable[T]) -> T:
-    return await work
-
-
-def _real_title(title: str, *urls: str) -> str:
-    """The page's own title; Chromium shows the URL (without scheme) for a page with none
-    (the shown document's, or a pending navigation's)."""
-    if any(title in (url, url.split("://", 1)[-1]) for url in urls):
-        return ""
-    return title
 
 
 def _as_list(values: list[str] | str) -> list[str]:
@@ -1303,34 +857,3 @@ def _clip(value: str, limit: int = 80) -> str:
     return json.dumps(
         value if len(value) <= limit else value[: limit - 1] + "…", ensure_ascii=False
     )
-
-
-def dialog_action(action: str) -> bool:
-    """``accept`` → True, ``dismiss`` → False; anything else is refused."""
-    if action not in ("accept", "dismiss"):
-        raise InvalidArgument(
-            f"action={action!r} is not a dialog answer", hint="use 'accept' or 'dismiss'"
-        )
-    return action == "accept"
-
-
-def _state_lines(state: SupervisorState, seen: set[str]) -> list[str]:
-    """Header lines: pending dialogs, dialogs closed since the last snapshot, frames."""
-    lines = dialog_lines(state.pending_dialogs)
-    lines += [
-        f"# dialog closed: {d.dialog.describe()} by {d.closed_by}"
-        + ("" if d.accepted is None else f" ({'accepted' if d.accepted else 'dismissed'})")
-        for d in state.recent_dialogs
-        if d.dialog.id not in seen
-    ]
-    if state.bridge.startswith("failed"):
-        lines.append(
-            f"# dialog bridge {state.bridge}: this backend may auto-dismiss dialogs unseen"
-        )
-    children = [f for f in state.frame_tree if f.parent is not None]
-    if children:
-        oopifs = sum(1 for f in children if f.is_oopif)
-        more = " (more not listed)" if state.frame_tree_truncated else ""
-        iframes = f"{len(children)} iframe" + ("" if len(children) == 1 else "s")
-        lines.append(f"# frames: {iframes}, {oopifs} cross-origin{more}")
-    return lines

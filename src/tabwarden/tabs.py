@@ -19,6 +19,7 @@ from .cdp.protocol import Event
 from .cdp.session import CDPSession
 from .errors import CDPError, ConnectionLost, DeadlineExceeded
 from .page import Page
+from .relaunch import LostTab
 from .tab import Tab
 from .tasks import TaskOwner
 
@@ -30,7 +31,9 @@ _CLOSE_RETRY_S = 1.0
 
 
 class TabRegistry:
-    """Every tab of a session; implements ``PageLookup`` (page.py)."""
+    """Every tab of a session. Its lookups by id, target, CDP session and frame give the
+    tabs' pages (``PageLookup``, for the parts below the tab); the session's own calls
+    get the tabs."""
 
     def __init__(self, make_tab: Callable[[str, str], Tab]) -> None:
         self._make_tab = make_tab
@@ -39,39 +42,60 @@ class TabRegistry:
         self._next = 1
         self._active: Tab | None = None
         self._recent: list[Tab] = []
-        self._sessions: dict[str, tuple[Tab, str]] = {}
+        self._sessions: dict[str, tuple[Page, str]] = {}
 
     def __len__(self) -> int:
         return len(self._tabs)
 
-    # ---- lookups (PageLookup) --------------------------------------------------------
+    # ---- pages (PageLookup) ----------------------------------------------------------
 
-    def by_id(self, tab_id: str) -> Tab | None:
-        return next((t for t in self._tabs.values() if t.id == tab_id), None)
+    def by_id(self, tab_id: str) -> Page | None:
+        return next((t.page for t in self._tabs.values() if t.id == tab_id), None)
 
-    def by_target(self, target_id: str) -> Tab | None:
-        return self._tabs.get(target_id)
+    def by_target(self, target_id: str) -> Page | None:
+        tab = self._tabs.get(target_id)
+        return tab.page if tab is not None else None
 
-    def of_session(self, session_id: str | None) -> tuple[Tab, str] | None:
-        """The tab, and the frame, that a CDP session renders (OOPIF sessions included)."""
+    def of_session(self, session_id: str | None) -> tuple[Page, str] | None:
+        """The page, and the frame, that a CDP session renders (OOPIF sessions included)."""
         if session_id is None:
             return None
         return self._sessions.get(session_id)
 
-    def of_frame(self, frame_id: str) -> Tab | None:
-        """The tab whose page (or one of its frames) is ``frame_id``."""
+    def of_frame(self, frame_id: str) -> Page | None:
+        """The page whose main frame, or one of its frames, is ``frame_id``."""
         tab = self._tabs.get(frame_id)
         if tab is not None:
-            return tab
+            return tab.page
         for tab in self._tabs.values():
-            registry = tab.attached_frames
+            registry = tab.page.attached_frames
             if registry is not None and registry.get(frame_id) is not None:
-                return tab
+                return tab.page
         return None
 
     def id_of_frame(self, frame_id: str) -> str | None:
-        tab = self.of_frame(frame_id)
-        return tab.id if tab is not None else None
+        page = self.of_frame(frame_id)
+        return page.id if page is not None else None
+
+    def all(self) -> list[Page]:
+        """Every page known, closed ones not yet forgotten included, in creation order."""
+        return [t.page for t in self._tabs.values()]
+
+    def active(self) -> Page | None:
+        return self._active.page if self._active is not None else None
+
+    def session_attached(self, session_id: str, page: Page, frame_id: str) -> None:
+        tab = self._tabs.get(page.target_id)
+        if tab is not None and tab.page is page:
+            self._sessions[session_id] = (page, frame_id)
+
+    def session_detached(self, session_id: str) -> None:
+        self._sessions.pop(session_id, None)
+
+    # ---- tabs ------------------------------------------------------------------------
+
+    def tab_of_target(self, target_id: str) -> Tab | None:
+        return self._tabs.get(target_id)
 
     def find(self, tab_id: str) -> Tab | None:
         """An open tab by its id (``t3``) or its CDP target id."""
@@ -80,22 +104,32 @@ class TabRegistry:
             None,
         )
 
-    def all(self) -> list[Tab]:
+    def tabs(self) -> list[Tab]:
         """Every tab known, closed ones not yet forgotten included, in creation order."""
         return list(self._tabs.values())
 
-    def open(self) -> list[Tab]:
+    def open_tabs(self) -> list[Tab]:
         return [t for t in self._tabs.values() if not t.closed]
 
-    def active(self) -> Tab | None:
+    def active_tab(self) -> Tab | None:
         return self._active
+
+    def own_targets(self) -> list[str]:
+        """The targets of the tabs this session opened itself (not popups of theirs)."""
+        return [
+            t.target_id
+            for t in self._tabs.values()
+            if t.page.opener_target is None and t.page.created_here
+        ]
+
+    def lost_tabs(self) -> list[LostTab]:
+        """The open tabs as a loss of the browser remembers them."""
+        return [LostTab(t.id, t.url, t.title) for t in self.open_tabs()]
 
     @property
     def ever_active(self) -> bool:
         """Some tab was made active since the browser started."""
         return bool(self._recent)
-
-    # ---- changes ---------------------------------------------------------------------
 
     def register(self, target_id: str, info: dict[str, Any]) -> Tab:
         """The tab of a page target (made on first sight), with its target info."""
@@ -104,7 +138,7 @@ class TabRegistry:
             tab = self._make_tab(f"t{self._next}", target_id)
             self._next += 1
             self._tabs[target_id] = tab
-        tab.update_info(info)
+        tab.page.update_info(info)
         return tab
 
     def set_active(self, tab: Tab) -> None:
@@ -127,19 +161,11 @@ class TabRegistry:
     def forget_all(self, reason: str) -> None:
         """Every tab is gone (the browser went away, or the session closed)."""
         for tab in self._tabs.values():
-            tab.mark_closed(reason)
+            tab.page.mark_closed(reason)
         self._tabs.clear()
         self._sessions.clear()
         self._active = None
         self._recent.clear()
-
-    def session_attached(self, session_id: str, page: Page, frame_id: str) -> None:
-        tab = self._tabs.get(page.target_id)
-        if tab is page:
-            self._sessions[session_id] = (tab, frame_id)
-
-    def session_detached(self, session_id: str) -> None:
-        self._sessions.pop(session_id, None)
 
     # ---- the browser's target events (on the reader: never await) --------------------
 
@@ -148,12 +174,12 @@ class TabRegistry:
         connection: CDPConnection,
         tasks: TaskOwner,
         *,
-        on_closed: Callable[[Tab], None],
+        on_closed: Callable[[Page], None],
         on_popup: Callable[[str], None],
     ) -> None:
         """Keep the registry current from ``connection``'s target events: a tab for every
         page, set up once attached (its set-up owned by ``tasks``); ``on_closed`` is told
-        of each tab that went away, ``on_popup`` of each page opened by another (the
+        of each page that went away, ``on_popup`` of each page opened by another (the
         browser shows it in front)."""
 
         def created(event: Event) -> None:
@@ -167,13 +193,13 @@ class TabRegistry:
             info = event.params.get("targetInfo", {})
             tab = self._tabs.get(info.get("targetId", ""))
             if tab is not None:
-                tab.update_info(info)
+                tab.page.update_info(info)
 
         def destroyed(event: Event) -> None:
             tab = self.remove(event.params.get("targetId", ""))
             if tab is not None:
-                on_closed(tab)
-                tab.mark_closed("it was closed")
+                on_closed(tab.page)
+                tab.page.mark_closed("it was closed")
 
         def attached(event: Event) -> None:
             info = event.params.get("targetInfo", {})
@@ -183,13 +209,13 @@ class TabRegistry:
                 if waiting:  # auto-attached: not ours to keep
                     tasks.spawn(_release(connection, session_id), f"release {session_id}")
                 return
-            tab = self.register(info["targetId"], info)
-            if tab.session is not None:
+            page = self.register(info["targetId"], info).page
+            if page.session is not None:
                 # Another session on a page we already drive (an explicit
                 # Target.attachToTarget, e.g. for isolated evaluation): not the tab's.
                 return
             session = CDPSession(connection, session_id, info["targetId"])
-            tasks.spawn(tab.bind(session, waiting), f"tab-setup {tab.id}")
+            tasks.spawn(page.bind(session, waiting), f"tab-setup {page.id}")
 
         def detached(event: Event) -> None:
             session_id = event.params.get("sessionId")
@@ -197,9 +223,9 @@ class TabRegistry:
                 return
             connection.drop_session(session_id)
             tab = self._tabs.get(event.params.get("targetId", ""))
-            session = tab.session if tab is not None else None
+            session = tab.page.session if tab is not None else None
             if tab is not None and session is not None and session.session_id == session_id:
-                tab.unbind()
+                tab.page.unbind()
 
         for method, handler in (
             ("Target.targetCreated", created),

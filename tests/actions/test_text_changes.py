@@ -41,13 +41,15 @@ async def test_an_action_installs_the_watch_in_its_own_tab_only(two_tabs):
     first, second = two_tabs
     snapshot = await first.snapshot()
     await second.snapshot()
-    assert first.text_watch is not second.text_watch
-    assert first.text_watch.installed_in is None and second.text_watch.installed_in is None
+    assert first.page.text_watch is not second.page.text_watch
+    assert (
+        first.page.text_watch.installed_in is None and second.page.text_watch.installed_in is None
+    )
     await first.click(_ref(snapshot, "Check stock"))
     world = first.frames.world_of(first.target_id)
-    assert world is not None and first.text_watch.installed_in == world
+    assert world is not None and first.page.text_watch.installed_in == world
     assert await _installed_here(first)
-    assert second.text_watch.installed_in is None
+    assert second.page.text_watch.installed_in is None
     assert not await _installed_here(second)
 
 

@@ -19,7 +19,7 @@ from tabwarden.errors import CDPError, CDPTimeout, ConnectionLost, EndpointError
 
 async def _page_session(browser: tabwarden.BrowserSession) -> CDPSession:
     tab = await browser.current_tab()
-    session = await tab.ready_session(Budget(5))
+    session = await tab.page.ready_session(Budget(5))
     return session
 
 
@@ -115,7 +115,7 @@ async def test_large_messages_of_tens_of_megabytes_arrive_whole(browser):
 
 async def test_an_event_reaches_every_subscriber(browser):
     tab = await browser.current_tab()
-    session = await tab.ready_session(Budget(5))
+    session = await tab.page.ready_session(Budget(5))
     seen: dict[str, list[Event]] = {"a": [], "b": []}
     subs = [
         session.subscribe("Runtime.consoleAPICalled", seen["a"].append),
@@ -182,13 +182,13 @@ async def test_a_second_flatten_session_on_the_same_target_is_independent(browse
 
 async def test_a_tab_whose_session_detached_reattaches_on_its_next_call(browser, server):
     tab = await browser.new_tab(server.url("/index.html"))
-    old = await tab.ready_session(Budget(5))
+    old = await tab.page.ready_session(Budget(5))
     await old.detach(budget=Budget(5))
     budget = Budget(5)
-    while tab.session is not None:
+    while tab.page.session is not None:
         budget.check("waiting for the detach event")
         await budget.sleep(0.01)
     result = await tab.navigate(server.url("/second.html"))
     assert result.title == "Second page" and result.status == 200
-    assert tab.session is not None and tab.session.session_id != old.session_id
+    assert tab.page.session is not None and tab.page.session.session_id != old.session_id
     await tab.close()

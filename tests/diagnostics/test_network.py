@@ -21,7 +21,7 @@ pytestmark = pytest.mark.browser
 
 def _held(tab) -> list[NetworkRequest]:
     """What the tab's log holds, as it stands."""
-    state = tab._supervisor.network._tab(tab.id)
+    state = tab.page.supervisor.network._tab(tab.id)
     return [exchange.freeze() for _, exchange in state.journal.entries()]
 
 

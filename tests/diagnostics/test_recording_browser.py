@@ -42,7 +42,7 @@ def _frames_of(path: Path) -> list[dict]:
 async def _until_frames(tab, count: int) -> None:
     """Poll (with a deadline) until the recorder holds ``count`` frames."""
     budget = Budget(15.0)
-    recorder = tab._services.recordings.recorder(tab.id)
+    recorder = tab.page.services.recordings.recorder(tab.id)
     while recorder.statistics().size < count:
         assert not budget.expired, f"only {recorder.statistics().size} frames arrived"
         await budget.sleep(0.05)

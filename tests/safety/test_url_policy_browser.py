@@ -363,7 +363,7 @@ async def test_the_dialog_bridge_and_the_policy_share_one_fetch_dispatcher(
             proxy.ws_url, consent=True, dialog_bridge=True, config=config
         ) as guest:
             tab = await guest.new_tab()
-            commands = tab._setup_commands(top_level=True)
+            commands = tab.page.setup_commands(top_level=True)
             assert [m for m, _ in commands].count("Fetch.enable") == 1
             tab = await guest.new_tab(server.url("/dialogs.html"))
             receipt = await tab.click(_button(await tab.snapshot(), "Confirm"))

@@ -175,7 +175,7 @@ async def test_cursors_that_name_no_capture_fail_with_guidance(browser, tab, ser
     assert f"has left the page of snapshot {kept[-1].capture}" in error.message
     assert "cursor=0" in error.hint
     await tab.close()
-    assert len(tab._reader.captures) == 0  # released with the tab
+    assert len(tab.page.reader.captures) == 0  # released with the tab
 
 
 async def test_what_went_wrong_is_told_once_on_the_capturing_page(tab, server):

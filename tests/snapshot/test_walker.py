@@ -74,9 +74,9 @@ async def test_each_tab_walker_holds_only_its_own_tabs_frames(browser, server, o
         await plain.snapshot()
         framed_ids = {f.frame_id for f in framed.frames.frames()}
         assert len(framed_ids) == 3  # the page and its two iframes
-        assert framed.walker is not plain.walker
-        assert framed.walker.frames_held == framed_ids
-        assert plain.walker.frames_held == {plain.target_id}
+        assert framed.page.walker is not plain.page.walker
+        assert framed.page.walker.frames_held == framed_ids
+        assert plain.page.walker.frames_held == {plain.target_id}
     finally:
         await framed.close()
         await plain.close()
@@ -98,21 +98,21 @@ async def test_a_walk_leaves_its_release_with_its_walker_which_cancel_ends(tab, 
     # The other walker of the same page, and the tab's own, were left alone.
     again = Walker("test two")
     await again.walk(tab.frames, Budget(10), all_nodes=False)
-    assert again.running == 1 and not again.closed and not tab.walker.closed
+    assert again.running == 1 and not again.closed and not tab.page.walker.closed
     await asyncio.wait_for(again.close(), 5)
 
 
 async def test_closing_a_tab_ends_its_walker_and_leaves_no_task_of_it_running(tab, server):
     await tab.navigate(server.url("/snap_basic.html"))
-    await tab.walker.walk(tab.frames, Budget(10), all_nodes=False)
+    await tab.page.walker.walk(tab.frames, Budget(10), all_nodes=False)
     name = f"snapshot walker of tab {tab.id}"
     started = _walker_tasks(name)
-    assert len(started) == 1 and not tab.walker.closed  # its release, not run yet
+    assert len(started) == 1 and not tab.page.walker.closed  # its release, not run yet
     await tab.close()
-    assert tab.walker.closed
+    assert tab.page.walker.closed
     await asyncio.wait(started, timeout=5)
     assert all(t.done() for t in started)
-    assert _walker_tasks(name) == set() and tab.walker.running == 0
+    assert _walker_tasks(name) == set() and tab.page.walker.running == 0
 
 
 async def test_a_new_frame_registry_is_walked_with_nothing_kept_from_the_old(
