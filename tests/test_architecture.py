@@ -85,6 +85,55 @@ def test_no_import_circle_counting_type_checking_imports() -> None:
     assert _cycles(graph) == []
 
 
+# The layers at the top, highest first; every other module is below them all. A module
+# may import from its own rank and those after it, never from one before it.
+UPPER_RANKS: list[tuple[str, ...]] = [
+    (
+        "tabwarden",
+        "tabwarden.__main__",
+        "tabwarden.cli",
+        "tabwarden.reference",
+        "tabwarden.sync",
+        "tabwarden.sync_runtime",
+        "tabwarden.sync_codegen",
+        "tabwarden.surfaces",
+        "tabwarden.tools",
+        "tabwarden.demo",
+    ),
+    ("tabwarden.manager", "tabwarden.api", "tabwarden.session"),
+    ("tabwarden.link", "tabwarden.tabs"),
+    ("tabwarden.tab",),
+    ("tabwarden.cdp_page",),
+]
+
+
+def _rank(module: str) -> int:
+    for rank, prefixes in enumerate(UPPER_RANKS):
+        if any(module == p or (p != "tabwarden" and module.startswith(p + ".")) for p in prefixes):
+            return rank
+    return len(UPPER_RANKS)
+
+
+def test_layers_import_downward_only() -> None:
+    """Nothing below the tab imports the CDP page, the tab, the registry or the session
+    (they take a Page and the services instead); the tab never imports the session."""
+    modules = dict(_modules())
+    upward = [
+        f"{name} imports {other}"
+        for name, path in modules.items()
+        for other in sorted(_imports(name, path, set(modules)))
+        if _rank(other) < _rank(name)
+    ]
+    assert upward == []
+
+
+def test_the_ranks_put_each_layer_where_it_belongs() -> None:
+    assert _rank("tabwarden.surfaces.mcp") == 0
+    assert _rank("tabwarden.session") < _rank("tabwarden.tab") < _rank("tabwarden.cdp_page")
+    assert _rank("tabwarden.cdp_page") < _rank("tabwarden.actions.receipt")
+    assert _rank("tabwarden.tasks") == _rank("tabwarden.page") == len(UPPER_RANKS)
+
+
 def test_the_circle_finder_finds_a_circle() -> None:
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert _cycles(graph) == [["a", "b", "c"]]

@@ -107,7 +107,9 @@ async def test_hung_evaluation_returns_by_its_deadline_and_the_tab_still_works(
         # probe may still call it busy, so that side is measured by the benchmark.)
         started = time.monotonic()
         await tab.click(_ref(snap, "Click me"), timeout_ms=5000)
-        assert time.monotonic() - started < 1.0
+        # Well inside the click's own 5 s: the tab is not held by the stopped script (a
+        # loaded CI machine has taken 1.7 s for the click and its receipt).
+        assert time.monotonic() - started < 2.5
     assert sorted(returned)[1] < 0.4 + MARGIN_S, returned  # the median of three runs
     # One run in three may meet a loaded machine: its 100 ms busy probe can then call a
     # pending promise busy and stop it too, which costs a few hundred ms more.
