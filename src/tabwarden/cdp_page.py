@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from .actions.evaluate import EvaluationSessions
 from .actions.navigate import Navigator
@@ -26,8 +25,9 @@ from .cdp.protocol import Event
 from .cdp.session import CDPSession
 from .diagnostics.emulation import commands as emulation_commands
 from .errors import (
+    CDPError,
+    ConnectionLost,
     DialogBlocking,
-    InvalidArgument,
     TabClosed,
     TabCrashed,
     TabwardenError,
@@ -47,16 +47,15 @@ from .supervisor.dialogs import PendingDialog
 from .supervisor.state import SupervisorState
 from .supervisor.supervisor import Supervisor
 
-if TYPE_CHECKING:
-    pass
-
-__all__ = ["CdpPage", "dialog_action"]
+__all__ = ["CdpPage"]
 
 T = TypeVar("T")
 
-logger = logging.getLogger("tabwarden.tab")
+logger = logging.getLogger("tabwarden.page")
 
 _SETUP_S = 10.0
+_SESSION_NOT_FOUND = -32001
+"""CDP's error code for a command sent to a session that is gone (its target closed)."""
 
 
 class CdpPage:
@@ -433,15 +432,22 @@ class CdpPage:
             return_exceptions=True,
         )
         for (method, _), result in zip(commands, results, strict=True):
-            if isinstance(result, BaseException):
-                logger.warning("setting up tab %s: %s failed: %s", self.id, method, result)
-                if method in ("Fetch.enable", "Page.addScriptToEvaluateOnNewDocument"):
-                    self._setup_error = f"{method} failed: {result}"
+            if not isinstance(result, BaseException):
+                continue
+            if _gone(result):
+                # The page (or the browser) went away while it was being set up, e.g. a
+                # session closed right after it started: nothing is wrong with it.
+                logger.debug("setting up tab %s: %s: the page went away", self.id, method)
+                continue
+            logger.warning("setting up tab %s: %s failed: %s", self.id, method, result)
+            if method in ("Fetch.enable", "Page.addScriptToEvaluateOnNewDocument"):
+                self._setup_error = f"{method} failed: {result}"
         if self._frames is not None:
             try:
                 await self._frames.seed(budget)
             except TabwardenError as exc:
-                logger.warning("reading the frame tree of tab %s failed: %s", self.id, exc)
+                log = logger.debug if _gone(exc) else logger.warning
+                log("reading the frame tree of tab %s failed: %s", self.id, exc)
         self.supervisor.reconcile(self)
         if not self._ready.done():
             self._ready.set_result(None)
@@ -521,6 +527,14 @@ class CdpPage:
             self._document_url = event.params.get("url", self._document_url)
 
 
+def _gone(error: BaseException) -> bool:
+    """The error says the page's session or the connection is gone (not a failure of
+    the command itself)."""
+    if isinstance(error, ConnectionLost):
+        return True
+    return isinstance(error, CDPError) and error.code == _SESSION_NOT_FOUND
+
+
 async def _awaited(work: Awaitable[T]) -> T:
     return await work
 
@@ -531,25 +545,6 @@ def _real_title(title: str, *urls: str) -> str:
     if any(title in (url, url.split("://", 1)[-1]) for url in urls):
         return ""
     return title
-
-
-def _as_list(values: list[str] | str) -> list[str]:
-    return [values] if isinstance(values, str) else list(values)
-
-
-def _clip(value: str, limit: int = 80) -> str:
-    return json.dumps(
-        value if len(value) <= limit else value[: limit - 1] + "…", ensure_ascii=False
-    )
-
-
-def dialog_action(action: str) -> bool:
-    """``accept`` → True, ``dismiss`` → False; anything else is refused."""
-    if action not in ("accept", "dismiss"):
-        raise InvalidArgument(
-            f"action={action!r} is not a dialog answer", hint="use 'accept' or 'dismiss'"
-        )
-    return action == "accept"
 
 
 def _state_lines(state: SupervisorState, seen: set[str]) -> list[str]:

@@ -45,10 +45,10 @@ from .safety.redaction import Redactor
 from .safety.reserved import check_raw_method
 from .safety.url_policy import Verdict
 from .services import SessionServices
-from .supervisor.dialogs import ClosedDialog
+from .supervisor.dialogs import ClosedDialog, dialog_action
 from .supervisor.state import SupervisorState
 from .supervisor.supervisor import Supervisor
-from .tab import Tab, TabInfo, dialog_action
+from .tab import Tab, TabInfo
 from .tabs import TabRegistry, close_targets
 from .tasks import TaskOwner
 from .unresponsive import explain_failure

@@ -21,7 +21,7 @@ from .actions.evaluate import evaluate as run_evaluate
 from .actions.receipt import Receipt
 from .actions.resolve import resolve
 from .budget import Budget
-from .cdp_page import CdpPage, dialog_action
+from .cdp_page import CdpPage
 from .clipping import clip_title, clip_url
 from .content import ImageList, PageContent, page_content, page_images
 from .diagnostics import storage
@@ -47,13 +47,13 @@ from .services import SessionServices
 from .snapshot import DEFAULT_MAX_CHARS, RefTable, Snapshot
 from .snapshot.captures import Cursor
 from .snapshot.render import check_max_chars
-from .supervisor.dialogs import ClosedDialog, PendingDialog
+from .supervisor.dialogs import ClosedDialog, PendingDialog, dialog_action
 from .supervisor.supervisor import Supervisor
 
 if TYPE_CHECKING:
     from .diagnostics.recording import RecordingFormat
 
-__all__ = ["Tab", "TabHost", "TabInfo", "dialog_action"]
+__all__ = ["Tab", "TabHost", "TabInfo"]
 
 T = TypeVar("T")
 

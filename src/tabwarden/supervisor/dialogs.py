@@ -8,8 +8,9 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from ..calls import Call, OneOf, Value
+from ..errors import InvalidArgument
 
-__all__ = ["ClosedBy", "ClosedDialog", "DialogPolicy", "PendingDialog"]
+__all__ = ["ClosedBy", "ClosedDialog", "DialogPolicy", "PendingDialog", "dialog_action"]
 
 DialogPolicy = Literal["must_respond", "auto_dismiss", "auto_accept"]
 ClosedBy = Literal["agent", "auto_policy", "watchdog", "remote"]
@@ -65,3 +66,12 @@ class ClosedDialog:
         data = self.dialog.to_dict()
         data.update(closed_at=self.closed_at, closed_by=self.closed_by, accepted=self.accepted)
         return data
+
+
+def dialog_action(action: str) -> bool:
+    """``accept`` → True, ``dismiss`` → False; anything else is refused."""
+    if action not in ("accept", "dismiss"):
+        raise InvalidArgument(
+            f"action={action!r} is not a dialog answer", hint="use 'accept' or 'dismiss'"
+        )
+    return action == "accept"
