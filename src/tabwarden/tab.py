@@ -470,7 +470,6 @@ class Tab:
     ) -> str:
         """The visible text of an element, or of the whole page (bounded by ``max_chars``)."""
         async with self._page.call(timeout_ms, "action") as budget:
-            await self._page.ready_session(budget)
             if ref is None:
                 session = self.frames.main_session
                 reply = await session.send(
@@ -505,7 +504,6 @@ class Tab:
         ``exact=True`` wants all of an element's text, case-sensitive; ``/regex/`` is a
         JavaScript regular expression (case-insensitive unless ``exact``)."""
         async with self._page.call(timeout_ms, "wait") as budget:
-            await self._page.ready_session(budget)
             return await waiting.wait_for(
                 self._page,
                 budget,
@@ -577,7 +575,6 @@ class Tab:
         if not self._page.services.config.browser.evaluate_enabled:
             raise EvaluateDisabled("evaluating JavaScript is turned off for this session")
         async with self._page.call(timeout_ms, "evaluate") as budget:
-            await self._page.ready_session(budget)
             return await run_evaluate(
                 self._page,
                 self._page.evaluations,
@@ -624,7 +621,6 @@ class Tab:
         writes it into the workspace's screenshots folder; ``Screenshot.path`` says where.
         """
         async with self._page.call(timeout_ms, "action") as budget:
-            await self._page.ready_session(budget)
             group = self._page.runner.new_group()
             try:
                 shot = await capture_screenshot(
