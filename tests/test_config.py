@@ -330,3 +330,42 @@ def test_config_assignment_is_validated() -> None:
     config = load_config(env={})
     with pytest.raises(ValueError, match="action_ms"):
         config.timeouts.action_ms = 600_001
+
+
+# ---- tools.groups --------------------------------------------------------------------
+
+
+def test_tool_groups_default_to_core() -> None:
+    assert load_config(env={}).tools.groups == ["core"]
+
+
+def test_tool_groups_from_the_file(tmp_path: Path) -> None:
+    path = write(tmp_path / "conf.yaml", "tools:\n  groups: [devtools, core]\n")
+    assert load_config(path, env={}).tools.groups == ["core", "devtools"]
+
+
+@pytest.mark.parametrize(
+    ("value", "groups"),
+    [
+        ("core,devtools", ["core", "devtools"]),
+        (" core , files ", ["core", "files"]),
+        ("[core, tabs]", ["core", "tabs"]),
+        ('["core", "tabs"]', ["core", "tabs"]),
+        ("all", ["core", "actions", "tabs", "diagnostics", "devtools", "files"]),
+    ],
+)
+def test_tool_groups_from_the_environment(value: str, groups: list[str]) -> None:
+    assert load_config(env={"TABWARDEN_TOOLS__GROUPS": value}).tools.groups == groups
+
+
+def test_tool_groups_env_wins_over_the_file(tmp_path: Path) -> None:
+    path = write(tmp_path / "conf.yaml", "tools:\n  groups: [files]\n")
+    config = load_config(path, env={"TABWARDEN_TOOLS__GROUPS": "core"})
+    assert config.tools.groups == ["core"]
+
+
+@pytest.mark.parametrize("value", ["core,bogus", "[]", ","])
+def test_unknown_tool_groups_raise_config_error_naming_the_key(value: str) -> None:
+    with pytest.raises(ConfigError, match=r"tools\.groups: .*unknown tool groups") as caught:
+        load_config(env={"TABWARDEN_TOOLS__GROUPS": value})
+    assert "devtools" in str(caught.value)  # it lists the groups there are

@@ -251,12 +251,18 @@ def schema_command(
     format: Literal["mcp", "openai", "anthropic"] = typer.Option(
         "mcp", "--format", help="Whose tool-definition format."
     ),
-    tools: str = typer.Option(
-        "core", "--tools", metavar="GROUPS", help="Tool groups, comma-separated, or all."
+    tools: str | None = typer.Option(
+        None,
+        "--tools",
+        metavar="GROUPS",
+        help="Tool groups, comma-separated, or all (default: tools.groups in the "
+        "configuration, core).",
     ),
 ) -> None:
     """Print the tool definitions as JSON, for other agent harnesses."""
-    specs = registry.select_tools(registry.parse_groups(tools), load_config())
+    config = load_config()
+    groups = config.tools.groups if tools is None else registry.parse_groups(tools)
+    specs = registry.select_tools(groups, config)
     typer.echo(json.dumps(registry.schema(specs, format), indent=2, ensure_ascii=False))
 
 
@@ -314,7 +320,8 @@ def mcp_command(
         typer.Option(
             "--tools",
             metavar="GROUPS",
-            help="Tool groups to offer, comma-separated, or all (default: core).",
+            help="Tool groups to offer, comma-separated, or all (default: tools.groups in "
+            "the configuration, core).",
         ),
     ] = None,
     config_file: Annotated[
@@ -373,7 +380,8 @@ def mcp_command(
         viewport_size=viewport_size,
         user_agent=user_agent,
     )
-    groups = registry.parse_groups(tools)
+    if tools is not None:  # the flag wins over tools.groups in the file or environment
+        config.tools.groups = list(registry.parse_groups(tools))
     try:
         mcp = importlib.import_module("tabwarden.surfaces.mcp")
     except ModuleNotFoundError as exc:
@@ -382,7 +390,6 @@ def mcp_command(
         _error("the MCP server is not part of this installation (tabwarden.surfaces.mcp)")
         raise typer.Exit(1) from None
     kwargs: dict[str, Any] = {
-        "groups": groups,
         "config": config,
         "http": http,
         "shared_session": shared_session,

@@ -4,7 +4,9 @@ Every key is documented by its field description (docs/reference/config.md lists
 File: the ``path`` given, else ``$TABWARDEN_CONFIG``, else ``./tabwarden.yaml`` when
 present. Environment: ``TABWARDEN_<SECTION>__<KEY>`` (e.g.
 ``TABWARDEN_BROWSER__HEADLESS=false``) plus the short ``TABWARDEN_CHROME`` for
-``browser.executable`` and ``TABWARDEN_DATA_DIR`` for ``browser.data_dir``.
+``browser.executable`` and ``TABWARDEN_DATA_DIR`` for ``browser.data_dir``. A list in the
+environment is YAML (``["--a", "--b"]``); the host lists and ``tools.groups`` also take
+comma-separated words (``TABWARDEN_TOOLS__GROUPS=core,devtools``).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .errors import ConfigError
 from .safety.url_policy import parse_host_pattern
+from .tool_groups import DEFAULT_GROUPS, GROUPS, parse_groups
 
 __all__ = [
     "BrowserConfig",
@@ -28,6 +31,7 @@ __all__ = [
     "PolicyConfig",
     "SafetyConfig",
     "TimeoutConfig",
+    "ToolsConfig",
     "config_reference",
     "load_config",
 ]
@@ -161,6 +165,15 @@ class SafetyConfig(_Section):
     )
 
 
+def _words(value: object) -> object:
+    """A list given as one string (from the environment): a YAML/JSON list, or
+    comma-separated words."""
+    if isinstance(value, str):
+        parsed = yaml.safe_load(value) if value.lstrip().startswith("[") else None
+        value = parsed if isinstance(parsed, list) else [v.strip() for v in value.split(",")]
+    return value
+
+
 class PolicyConfig(_Section):
     """Where pages may go: schemes, allow/deny lists, blocked networks (safety/url_policy.py)."""
 
@@ -201,12 +214,30 @@ class PolicyConfig(_Section):
     @field_validator("allow", "deny", mode="before")
     @classmethod
     def _host_list(cls, value: object) -> object:
-        if isinstance(value, str):  # from the environment: YAML/JSON list or comma-separated
-            parsed = yaml.safe_load(value) if value.lstrip().startswith("[") else None
-            value = parsed if isinstance(parsed, list) else [v.strip() for v in value.split(",")]
+        value = _words(value)  # from the environment: YAML/JSON list or comma-separated
         if isinstance(value, list):
             for entry in value:
                 parse_host_pattern(entry)  # a ValueError names the bad entry
+        return value
+
+
+class ToolsConfig(_Section):
+    """Which tools the MCP server offers (and ``tabwarden schema`` prints)."""
+
+    groups: list[str] = Field(
+        default_factory=lambda: list(DEFAULT_GROUPS),
+        description=f"Tool groups to serve: some of {', '.join(GROUPS)}, or all. Core has "
+        "navigation, snapshot, actions, dialogs, screenshots, tabs, console and network. "
+        "Environment: TABWARDEN_TOOLS__GROUPS=core,devtools (or a YAML list); the "
+        "command line's --tools wins over both.",
+    )
+
+    @field_validator("groups", mode="before")
+    @classmethod
+    def _groups(cls, value: object) -> object:
+        value = _words(value)
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return list(parse_groups(value))  # an InvalidArgument is a ValueError: named
         return value
 
 
@@ -285,6 +316,7 @@ class Config(_Section):
     policy: PolicyConfig = Field(default_factory=PolicyConfig)
     diagnostics: DiagnosticsConfig = Field(default_factory=DiagnosticsConfig)
     files: FilesConfig = Field(default_factory=FilesConfig)
+    tools: ToolsConfig = Field(default_factory=ToolsConfig)
 
 
 def load_config(
@@ -373,6 +405,9 @@ def config_reference() -> str:
         "environment variables `TABWARDEN_<SECTION>__<KEY>` (e.g.",
         "`TABWARDEN_BROWSER__HEADLESS=false`), plus `TABWARDEN_CHROME` for",
         "`browser.executable` and `TABWARDEN_DATA_DIR` for `browser.data_dir`.",
+        "A list in the environment is YAML (`TABWARDEN_BROWSER__EXTRA_ARGS='[--a, --b]'`);",
+        "`policy.allow`, `policy.deny` and `tools.groups` also take comma-separated words",
+        "(`TABWARDEN_TOOLS__GROUPS=core,devtools`).",
         "Unknown keys are errors.",
     ]
     for section, field_info in Config.model_fields.items():

@@ -6,23 +6,50 @@ file there differs from what the code generates.
 
 from __future__ import annotations
 
+import json
+import math
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import typer
 
-from .config import config_reference
+from .config import Config, config_reference
+from .surfaces.mcp import tool_definition
+from .tool_groups import CONFIG_KEY, DEFAULT_GROUPS, GROUPS
 from .tools.catalog import TOOLS
-from .tools.registry import DEFAULT_GROUPS
-from .tools.spec import GROUPS, ToolSpec
+from .tools.registry import select_tools
+from .tools.spec import ToolSpec
 
-__all__ = ["cli_reference", "config_reference", "generate", "tools_reference", "write"]
+__all__ = [
+    "cli_reference",
+    "config_reference",
+    "definitions_size",
+    "generate",
+    "tools_reference",
+    "write",
+]
 
 _HEADER = "Generated from the code by `python -m tabwarden.reference`; do not edit by hand."
 
 
+def definitions_size(tools: Iterable[ToolSpec]) -> tuple[int, int]:
+    """What the tools' definitions cost a model: the characters of the JSON an MCP
+    ``tools/list`` returns for them (compact, as sent), and tokens estimated as
+    characters / 4, rounded up (no tokenizer is a dependency; this one is the usual
+    rule of thumb for English and JSON)."""
+    listed = [
+        tool_definition(spec).model_dump(by_alias=True, mode="json", exclude_none=True)
+        for spec in tools
+    ]
+    chars = len(json.dumps(listed, separators=(",", ":"), ensure_ascii=False))
+    return chars, math.ceil(chars / 4)
+
+
 def tools_reference() -> str:
+    served = select_tools(DEFAULT_GROUPS, Config())
+    chars, tokens = definitions_size(served)
     lines = [
         "# Tools reference",
         "",
@@ -31,7 +58,12 @@ def tools_reference() -> str:
         "Every surface serves these tools: the MCP server, the CLI (`tabwarden <tool>`, the",
         "`browser_` prefix dropped) and the Python API (`Tab`/`BrowserSession` methods).",
         f"Groups: {', '.join(f'`{g}`' for g in GROUPS)}; `all` selects every one; the default",
-        f"is {', '.join(f'`{g}`' for g in DEFAULT_GROUPS)}.",
+        f"is {', '.join(f'`{g}`' for g in DEFAULT_GROUPS)} (`{CONFIG_KEY}` in the configuration, "
+        "`--tools` on the command line).",
+        "",
+        f"The default set is {len(served)} tools. Their definitions, the JSON an MCP `tools/list`",
+        f"returns for them, are {chars:,} characters: about {tokens:,} tokens, counted as",
+        "characters / 4 (a test keeps it at most 6,000).",
         "",
         "| tool | group | annotations | what it does |",
         "|---|---|---|---|",

@@ -262,7 +262,8 @@ def test_mcp_flags_build_the_server_options(
     assert options.http and options.shared_session
     assert (options.host, options.port, options.token) == ("0.0.0.0", 8931, "s3cret")
     assert options.allowed_origins == ("http://app.test:*",)
-    assert options.groups == ("core", "devtools")
+    assert options.groups is None  # the flag sets the configuration's tools.groups
+    assert options.config.tools.groups == ["core", "devtools"]
     browser = options.config.browser
     assert browser.headless is False and browser.isolated is True
     assert browser.data_dir == tmp_path / "profiles"
@@ -272,7 +273,7 @@ def test_mcp_flags_build_the_server_options(
 
     assert invoke("mcp").exit_code == 0
     defaults = seen[-1]
-    assert defaults.groups == ("core",) and not defaults.http
+    assert defaults.config.tools.groups == ["core"] and not defaults.http
     assert (defaults.host, defaults.port) == (mcp.MCPOptions().host, mcp.MCPOptions().port)
 
     assert invoke("mcp", "--cdp-endpoint", "http://h:9222").exit_code == 0
@@ -281,4 +282,32 @@ def test_mcp_flags_build_the_server_options(
     for argv in (["--viewport-size", "big"], ["--viewport-size", "50x50"]):
         done = invoke("mcp", *argv)
         assert done.exit_code == 2, (argv, done.output)
+    assert len(seen) == 3
+
+
+def test_mcp_tool_groups_are_one_setting(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """tools.groups in the file, TABWARDEN_TOOLS__GROUPS over it, --tools over both: one
+    setting, which the server reads from the configuration it is given."""
+    from tabwarden.surfaces import mcp
+
+    seen: list[Any] = []
+    monkeypatch.setattr(mcp, "run", seen.append)
+    config = tmp_path / "tw.yaml"
+    config.write_text("tools:\n  groups: [core, files]\n")
+    assert invoke("mcp", "--config", str(config)).exit_code == 0
+    monkeypatch.setenv("TABWARDEN_TOOLS__GROUPS", "core,devtools")
+    assert invoke("mcp", "--config", str(config)).exit_code == 0
+    assert invoke("mcp", "--config", str(config), "--tools", "all").exit_code == 0
+    assert all(options.groups is None for options in seen)
+    assert [options.config.tools.groups for options in seen] == [
+        ["core", "files"],
+        ["core", "devtools"],
+        ["core", "actions", "tabs", "diagnostics", "devtools", "files"],
+    ]
+    refused = invoke("mcp", "--tools", "core,nope").exception
+    assert isinstance(refused, InvalidArgument) and cli.exit_code_for(refused) == 2
+    assert "unknown tool groups: nope" in str(refused)
+    monkeypatch.setenv("TABWARDEN_TOOLS__GROUPS", "core,nope")
+    bad_env = invoke("mcp").exception
+    assert isinstance(bad_env, ConfigError) and "tools.groups: " in str(bad_env)
     assert len(seen) == 3

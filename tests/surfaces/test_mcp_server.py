@@ -10,6 +10,7 @@ import asyncio
 import base64
 import json
 import logging
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -21,6 +22,7 @@ from mcp_types import CallToolResult, ImageContent, TextContent
 import tabwarden.surfaces.mcp as mcp_surface
 from tabwarden.config import Config
 from tabwarden.errors import PageBusy
+from tabwarden.reference import definitions_size, tools_reference
 from tabwarden.surfaces.mcp import MCPOptions, build_server, check_request, tool_definition
 from tabwarden.tools.context import ToolContext
 from tabwarden.tools.registry import select_tools
@@ -107,14 +109,48 @@ def test_unknown_group_is_refused_at_build() -> None:
         build_server(MCPOptions(groups=("core", "nope")))
 
 
-async def test_core_tool_list_size() -> None:
-    """The tool list as served stays affordable (≈ tokens: JSON chars / 4)."""
-    async with Client(build_server(MCPOptions()), mode="legacy") as client:
+async def test_default_tool_list_costs_at_most_6000_tokens() -> None:
+    """The default tool list as served stays affordable. Tokens are estimated as
+    characters / 4 of the JSON the client receives (compact, as on the wire): tiktoken
+    is not installed here, and the figure only has to be a stable, stated measure."""
+    async with Client(build_server(MCPOptions(config=Config())), mode="legacy") as client:
         listed = await client.list_tools()
     dumped = json.dumps(
-        [t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in listed.tools]
+        [t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in listed.tools],
+        separators=(",", ":"),
+        ensure_ascii=False,
     )
-    assert len(dumped) / 4 < 4000, len(dumped) / 4
+    tokens = math.ceil(len(dumped) / 4)
+    assert tokens <= 6000, f"the default tools' definitions cost about {tokens:,} tokens"
+    # docs/reference/tools.md prints the same figure (and the drift test keeps it true).
+    assert definitions_size(select_tools(("core",), Config())) == (len(dumped), tokens)
+    assert f"about {tokens:,} tokens" in tools_reference()
+
+
+async def test_console_and_network_are_in_the_default_set() -> None:
+    """The snapshot header counts console errors and failed requests: the tools that
+    show them are served by default."""
+    async with Client(build_server(MCPOptions(config=Config())), mode="legacy") as client:
+        names = {t.name for t in (await client.list_tools()).tools}
+    assert {"browser_console", "browser_network", "browser_snapshot"} <= names
+    assert "browser_evaluate" not in names
+
+
+async def test_configured_tool_groups_are_served() -> None:
+    config = Config()
+    config.tools.groups = ["core", "devtools"]
+    async with Client(build_server(MCPOptions(config=config)), mode="legacy") as client:
+        names = {t.name for t in (await client.list_tools()).tools}
+        off = await client.call_tool("browser_save_pdf", {})
+    assert names == {s.name for s in select_tools(("core", "devtools"))}
+    assert off.is_error and "not enabled" in text(off)
+    assert "tabwarden mcp --tools core,devtools,files" in text(off)
+    assert "tools.groups: [core, devtools, files]" in text(off)
+    assert "TABWARDEN_TOOLS__GROUPS=core,devtools,files" in text(off)
+    explicit = MCPOptions(groups=("core", "files"), config=config)  # the Python option wins
+    async with Client(build_server(explicit), mode="legacy") as client:
+        names = {t.name for t in (await client.list_tools()).tools}
+    assert "browser_save_pdf" in names and "browser_evaluate" not in names
 
 
 # ---- results and errors ----------------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
@@ -10,7 +11,7 @@ import tabwarden
 from tabwarden.config import Config
 from tabwarden.errors import ConsentRequired, InvalidArgument
 from tabwarden.tools.context import ToolContext
-from tabwarden.tools.registry import call_tool, get_tool, parse_groups, select_tools
+from tabwarden.tools.registry import DEFAULT_GROUPS, call_tool, get_tool, parse_groups, select_tools
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +89,18 @@ def test_unknown_and_disabled_tools_say_what_to_do():
     assert "browser_click" in unknown.value.hint
     with pytest.raises(InvalidArgument) as disabled:
         get_tool("browser_evaluate", select_tools(["core"]))
-    assert "devtools" in disabled.value.hint
+    # The hint names the real ways to turn the group on: the flag, the key, the variable.
+    assert disabled.value.hint == (
+        "enable its group (devtools): tabwarden mcp --tools core,devtools, or tools.groups: "
+        "[core, devtools] in tabwarden.yaml, or TABWARDEN_TOOLS__GROUPS=core,devtools"
+    )
+    assert Config.model_validate({"tools": {"groups": ["core", "devtools"]}})
+    with pytest.raises(InvalidArgument) as alias:
+        get_tool("browser_resize", select_tools(["core", "files"]))
+    assert alias.value.message == (
+        "the tool browser_resize (it is browser_emulate) is not enabled here"
+    )
+    assert "--tools core,devtools,files" in alias.value.hint
     config = Config()
     config.browser.evaluate_enabled = False
     assert "browser_evaluate" not in {t.name for t in select_tools(["all"], config)}
@@ -103,3 +115,54 @@ async def test_attach_needs_consent(ctx):
     with pytest.raises(ConsentRequired) as caught:
         await call_tool(ctx, "browser_attach", {"cdp_url": endpoint})
     assert "consent=true" in caught.value.hint
+
+
+async def _poll(ctx, name, arguments, tools, expected, deadline_s=15.0):
+    """Call the tool until its text shows ``expected`` (page work finishes on its own time)."""
+    deadline = time.monotonic() + deadline_s
+    while True:
+        text = (await call_tool(ctx, name, arguments, tools)).final_text()
+        if expected in text or time.monotonic() > deadline:
+            return text
+
+
+@pytest.mark.browser
+async def test_default_tools_show_what_the_snapshot_header_counts(ctx, server):
+    """The snapshot header says "console: 1 error · network: 1 HTTP 404"; the default set
+    has the tools that show them."""
+    default = select_tools(DEFAULT_GROUPS)
+    await call_tool(ctx, "browser_navigate", {"url": server.url("/order_form.html")}, default)
+    snap = (await call_tool(ctx, "browser_snapshot", {}, default)).final_text()
+    ref = re.search(r'button "Check stock" \[ref=(e\d+)\]', snap).group(1)
+    await call_tool(ctx, "browser_click", {"ref": ref}, default)
+    network = await _poll(ctx, "browser_network", {"status": "404"}, default, "/slow")
+    assert "404" in network and "/slow" in network
+    console = await _poll(ctx, "browser_console", {"level": "error"}, default, "stock check")
+    assert "stock check failed: HTTP 404" in console
+    header = (await call_tool(ctx, "browser_snapshot", {}, default)).text.splitlines()[1]
+    assert header == "# console: 1 error since last snapshot · network: 1 HTTP 404"
+
+
+@pytest.mark.browser
+async def test_resize_is_emulate_and_find_is_snapshot(ctx, server):
+    """browser_resize and browser_find are the names agents reach for: aliases of the tools
+    that do it (emulate's width and height, snapshot's find), not second definitions."""
+    assert get_tool("browser_resize").name == "browser_emulate"
+    assert get_tool("browser_find").name == "browser_snapshot"
+    for spec, words in ((get_tool("browser_resize"), "Resize the viewport (width, height)"),
+                        (get_tool("browser_find"), 'find="Sign in"')):  # fmt: skip
+        assert words in spec.description
+    await call_tool(ctx, "browser_navigate", {"url": server.url("/receipts.html")})
+    try:
+        resized = await call_tool(ctx, "browser_resize", {"width": 800, "height": 600})
+        assert resized.text == "viewport: 800x600 at 1x"
+        size = await call_tool(
+            ctx, "browser_evaluate", {"expression": "[innerWidth, innerHeight].join('x')"}
+        )
+        assert size.text.startswith("800x600")
+    finally:
+        await call_tool(ctx, "browser_emulate", {"reset": True})
+    found = (await call_tool(ctx, "browser_find", {"find": "change page"})).text.splitlines()
+    assert found[0].startswith("# tab ") and '"Receipts"' in found[0]
+    assert found[1] == "# 1 lines match 'change page'"
+    assert re.fullmatch(r'- button "Change page" \[ref=e\d+\]', found[2])

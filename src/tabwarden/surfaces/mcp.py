@@ -122,8 +122,9 @@ _CLOSE_S = 20.0
 class MCPOptions:
     """How to serve: which tools, which transport, who may connect."""
 
-    groups: tuple[str, ...] = ("core",)
-    """Tool groups to serve (``all`` for every one)."""
+    groups: tuple[str, ...] | None = None
+    """Tool groups to serve (``all`` for every one); None: the configuration's
+    ``tools.groups`` (the command line's ``--tools`` sets that)."""
     config: Config | None = None
     """Configuration (default: ``load_config()``)."""
     http: bool = False
@@ -399,14 +400,16 @@ class _Runtime:
 
 
 def build_server(options: MCPOptions | None = None) -> Server[_Runtime]:
-    """The SDK's low-level server, serving the tools of ``options.groups``.
+    """The SDK's low-level server, serving the tools of ``options.groups`` (by default
+    the configuration's ``tools.groups``).
 
     Each run of it (``server.run`` for a stream, or the streamable-HTTP session
     manager) owns a ``SessionManager`` for its lifetime.
     """
     options = options or MCPOptions()
     config = options.config or load_config()
-    tools = select_tools(options.groups, config)
+    groups = options.groups if options.groups is not None else config.tools.groups
+    tools = select_tools(groups, config)
     Redactor.from_config(config.safety)  # a bad secrets file fails here, not at a call
     listed = [tool_definition(spec) for spec in tools]
     schemas = {spec.name: spec.input_schema() for spec in tools}

@@ -586,12 +586,15 @@ TOOLS: tuple[ToolSpec, ...] = (
         "browser_snapshot",
         "core",
         "Read the page: interactive elements with refs (e7) to act on. Use before acting "
-        "and after big changes; full=true for all text. A filechooser is a file input or "
-        "the label that opens it ([hidden]: an input the page hides), a dropzone takes "
-        "dropped files: give files to either with upload_file.",
+        "and after big changes; full=true for all text. To find text or elements without "
+        'the whole page: find="Sign in" (or /regex/) gives only the matching lines, with '
+        "refs (with full=true, all text). A filechooser is a file input or the label that "
+        "opens it ([hidden]: an input the page hides), a dropzone takes dropped files: give "
+        "files to either with upload_file.",
         SnapshotParams,
         snapshot,
         read_only=True,
+        aliases=("browser_find",),
     ),
     ToolSpec(
         "browser_click",

@@ -1,4 +1,5 @@
-"""Console, network and page-state diagnostics tools (group diagnostics)."""
+"""Console and network tools (group core: the snapshot header counts what went wrong,
+these show it)."""
 
 from __future__ import annotations
 
@@ -91,7 +92,7 @@ async def network(ctx: ToolContext, p: NetworkParams) -> ToolResult:
 TOOLS: list[ToolSpec] = [
     ToolSpec(
         "browser_console",
-        "diagnostics",
+        "core",
         "A tab's console: messages by level and uncaught exceptions, with source and line; "
         "since=last_read for only new ones, clear=true to empty it.",
         ConsoleParams,
@@ -101,7 +102,7 @@ TOOLS: list[ToolSpec] = [
     ),
     ToolSpec(
         "browser_network",
-        "diagnostics",
+        "core",
         "A tab's requests (method, status, type, time, size, failure reason), filtered by url, "
         "type or status; request_id for one request's headers and bodies.",
         NetworkParams,

@@ -17,10 +17,11 @@ from ..calls import writing_calls
 from ..clipping import REPLY_CHARS, clip
 from ..config import Config
 from ..errors import InvalidArgument, TabwardenError
+from ..tool_groups import DEFAULT_GROUPS, how_to_enable, parse_groups
 from .call_writers import writer_for
 from .catalog import TOOLS
 from .context import ToolContext
-from .spec import GROUPS, ToolResult, ToolSpec
+from .spec import ToolResult, ToolSpec
 
 __all__ = [
     "DEFAULT_GROUPS",
@@ -31,25 +32,8 @@ __all__ = [
     "select_tools",
 ]
 
-DEFAULT_GROUPS = ("core",)
 _BY_NAME: dict[str, ToolSpec] = {t.name: t for t in TOOLS}
 _ALIASES: dict[str, ToolSpec] = {a: t for t in TOOLS for a in t.aliases}
-
-
-def parse_groups(text: str | Iterable[str] | None) -> tuple[str, ...]:
-    """``"core,devtools"``, a list, ``"all"`` or None (the default) → group names."""
-    if text is None:
-        return DEFAULT_GROUPS
-    names = [n.strip() for n in (text.split(",") if isinstance(text, str) else text) if n.strip()]
-    if "all" in names:
-        return GROUPS
-    unknown = [n for n in names if n not in GROUPS]
-    if unknown or not names:
-        raise InvalidArgument(
-            f"unknown tool groups: {', '.join(unknown) or '(none given)'}",
-            hint=f"use some of {', '.join(GROUPS)}, or all",
-        )
-    return tuple(names)
 
 
 def select_tools(
@@ -70,11 +54,16 @@ def get_tool(name: str, tools: Iterable[ToolSpec] | None = None) -> ToolSpec:
     spec = available.get(name) or _ALIASES.get(name)
     if spec is not None and spec.name in available:
         return spec
-    if name in _BY_NAME:
-        raise InvalidArgument(
-            f"the tool {name} is not enabled here",
-            hint=f"enable its group ({_BY_NAME[name].group}) with --tools or config",
+    known = _BY_NAME.get(name) or _ALIASES.get(name)
+    if known is not None:
+        also = "" if known.name == name else f" (it is {known.name})"
+        served = {t.group for t in available.values()}
+        hint = (
+            f"its group ({known.group}) is served, but the configuration turns it off"
+            if known.group in served
+            else how_to_enable(known.group, served)
         )
+        raise InvalidArgument(f"the tool {name}{also} is not enabled here", hint=hint)
     close = difflib.get_close_matches(name, list(available), n=3)
     raise InvalidArgument(
         f"there is no tool {name!r}",

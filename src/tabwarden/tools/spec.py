@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict
 from pydantic.fields import FieldInfo
 
 from ..config import Config
+from ..tool_groups import GROUPS
 
 if TYPE_CHECKING:
     from .context import ToolContext
@@ -32,9 +33,6 @@ __all__ = [
     "command_name",
     "flat_schema",
 ]
-
-GROUPS = ("core", "actions", "tabs", "diagnostics", "devtools", "files")
-"""Tool groups; ``all`` selects every one. ``core`` is the default."""
 
 
 class Params(BaseModel):

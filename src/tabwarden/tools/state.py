@@ -75,10 +75,12 @@ TOOLS: list[ToolSpec] = [
     ToolSpec(
         "browser_emulate",
         "devtools",
-        "Emulate a device, viewport, user agent, locale, timezone, geolocation, color "
-        "scheme, reduced motion, offline or slow network, slow CPU in every tab; only "
-        "given settings change. With no arguments: the current emulation.",
+        "Resize the viewport (width, height) or emulate a device, user agent, locale, "
+        "timezone, geolocation, color scheme, reduced motion, offline or slow network, slow "
+        "CPU in every tab; only given settings change. With no arguments: the current "
+        "emulation.",
         EmulateParams,
         emulate,
+        aliases=("browser_resize",),
     ),
 ]
