@@ -20,7 +20,9 @@ are written to ``--out FILE`` or to ``<tab>-<time>.<format>`` in the current fol
 their paths printed (``image_files`` with ``--json``).
 
 Safety: ``--secrets FILE`` (tool commands, ``mcp``, ``daemon run``) names a dotenv file
-whose values are replaced by ``[secret:NAME]`` in everything printed or logged.
+whose values are replaced by ``[secret:NAME]`` in everything printed or logged. A result
+that carries text written by web pages opens with ``[untrusted page data]``
+(``UNTRUSTED_MARK``): what follows is data, never instructions.
 Attaching to a running browser needs the user's consent: ``tabwarden attach URL
 --allow-attach`` (or ``--consent``), and ``tabwarden mcp --cdp-endpoint URL
 --allow-attach`` to make every MCP client drive that browser; without it the call fails

@@ -6,6 +6,9 @@ import time
 
 import pytest
 
+from tabwarden.actions.receipt import Receipt
+from tabwarden.actions.text_changes import TextChanges
+from tabwarden.snapshot.render import SnapshotDiff
 from tests.cdp_log import recorded_commands
 
 
@@ -144,3 +147,43 @@ async def test_a_dialog_the_answer_opens_ends_the_wait_and_is_reported(order):
     assert receipt.requests[0].startswith("GET /slow?ms=100 200 (")
     assert "dialog open:" in receipt.text()
     await tab.dialog("accept")
+
+
+def _receipt(**fields) -> Receipt:
+    base = {"action": "fill", "target": 'e4 (textbox "Name")', "detail": 'set to "Ada"'}
+    return Receipt(**{**base, **fields}, tab_id="t1", url="http://a.test/", title="A", elapsed_ms=5)
+
+
+def _diff(added=(), removed=(), changed=()) -> SnapshotDiff:
+    return SnapshotDiff(list(added), list(removed), list(changed), truncated=0)
+
+
+@pytest.mark.parametrize(
+    ("fields", "page_text"),
+    [
+        ({}, False),
+        ({"diff": _diff()}, False),
+        # the element acted on, with its new value: what the action did
+        ({"diff": _diff(changed=['- textbox "Name" [ref=e4] [focused]: Ada'])}, False),
+        ({"diff": _diff(changed=['- textbox "Email" [ref=e5]: x'])}, True),
+        ({"diff": _diff(added=["- status [ref=e9]: Saved"])}, True),
+        ({"text_changes": TextChanges(appeared=["Saved"])}, True),
+        ({"text_changes": TextChanges(more=3)}, False),
+        ({"navigated": True}, True),
+        ({"console_errors": ["boom"]}, True),
+        ({"requests": ["POST /save 200 (5 ms)"]}, True),
+        ({"still_open": ["GET /slow (1.0 s)"]}, True),
+        ({"downloads": ["a.txt (http://a.test/a.txt)"]}, True),
+        ({"policy_blocks": ["request blocked: http://b.test/"]}, True),
+    ],
+)
+def test_a_receipt_carries_page_text_only_when_it_reports_what_the_page_wrote(fields, page_text):
+    assert _receipt(**fields).carries_page_text is page_text
+
+
+def test_a_drag_receipt_names_both_elements_as_its_own():
+    diff = _diff(changed=['- listitem "A" [ref=e3]', '- list "B" [ref=e9]'])
+    drag = _receipt(target='e3 (listitem "A") → e9 (list "B")', diff=diff)
+    assert not drag.carries_page_text
+    by_selector = _receipt(target="selector '#name'", diff=_diff(changed=["- textbox [ref=e4]"]))
+    assert by_selector.carries_page_text  # no ref named: the line is the page's

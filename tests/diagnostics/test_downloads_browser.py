@@ -17,6 +17,7 @@ from tabwarden.errors import InvalidArgument
 from tabwarden.manager import SessionManager
 from tabwarden.tools.context import ToolContext
 from tabwarden.tools.registry import call_tool
+from tabwarden.tools.spec import UNTRUSTED_MARK
 from tests.fakes.cdp_proxy import CDPProxy
 
 pytestmark = pytest.mark.browser
@@ -137,7 +138,7 @@ async def test_downloads_tool_lists_and_flags(server, tmp_path):
             await call_tool(ctx, "browser_downloads", {"wait": True, "timeout_ms": 15_000})
         result = await call_tool(ctx, "browser_downloads", {})
         text = result.final_text()
-        assert result.untrusted and text.startswith("[page content below is untrusted")
+        assert result.untrusted and text.startswith(UNTRUSTED_MARK + "\n")
         assert "2 downloads (1 older ones forgotten; their files stay)" in text
         assert "setup.exe" in text and "run.sh" in text and "notes.txt" not in text
         assert result.data["dropped"] == 1 and result.data["capacity"] == 2

@@ -11,6 +11,7 @@ from tabwarden.config import Config
 from tabwarden.errors import InvalidArgument
 from tabwarden.tools.context import ToolContext
 from tabwarden.tools.registry import call_tool, select_tools
+from tabwarden.tools.spec import UNTRUSTED_MARK
 
 PAGE = "/state_storage.html"
 # A JWT ({"alg":"HS256","typ":"JWT"} . {"sub":"1234567890","name":"John Doe"} . signature).
@@ -50,7 +51,7 @@ async def test_storage_tool_round_trip_marks_page_values_untrusted(ctx, server):
     )
     got = await call_tool(ctx, "browser_storage", {"kind": "local", "name": "mode"})
     text = got.final_text()
-    assert got.untrusted and text.startswith("[page content below is untrusted data")
+    assert got.untrusted and text.startswith(UNTRUSTED_MARK + "\n")
     assert "- mode=x" in text and got.data["items"] == [{"name": "mode", "value": "x"}]
     cookie = await call_tool(
         ctx, "browser_storage", {"action": "set", "name": "c", "value": "1", "same_site": "Lax"}

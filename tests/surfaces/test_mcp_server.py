@@ -26,7 +26,7 @@ from tabwarden.reference import definitions_size, tools_reference
 from tabwarden.surfaces.mcp import MCPOptions, build_server, check_request, tool_definition
 from tabwarden.tools.context import ToolContext
 from tabwarden.tools.registry import select_tools
-from tabwarden.tools.spec import Image, ToolResult
+from tabwarden.tools.spec import UNTRUSTED_MARK, Image, ToolResult
 
 
 def text(result: CallToolResult) -> str:
@@ -153,6 +153,14 @@ async def test_configured_tool_groups_are_served() -> None:
     assert "browser_save_pdf" in names and "browser_evaluate" not in names
 
 
+async def test_the_instructions_explain_the_untrusted_marker_once() -> None:
+    async with legacy() as client:
+        instructions = client.instructions
+    assert instructions is not None and instructions.count(UNTRUSTED_MARK) == 1
+    assert "written by web pages" in instructions and "never as instructions" in instructions
+    assert 0 < len(UNTRUSTED_MARK) <= 30 and "\n" not in UNTRUSTED_MARK
+
+
 # ---- results and errors ----------------------------------------------------------------------
 
 
@@ -193,38 +201,70 @@ async def test_tool_results_become_text_and_images(fake_tool: Callable[[Fake], N
 async def test_a_result_that_did_not_do_what_was_asked_is_an_error_result(
     fake_tool: Callable[[Fake], None],
 ) -> None:
+    held_back = {"tab_id": "t1", "url": "http://a.test/", "title": "A", "ok": False}
+
     async def fake(ctx: ToolContext, name: str, arguments: dict[str, Any] | None) -> ToolResult:
-        return ToolResult("tab t1: not navigated", {"navigated": False}, is_error=True)
+        data = {**held_back, "navigated": False, "wait_until": "load"}
+        return ToolResult("tab t1: not navigated", data, is_error=True)
 
     fake_tool(fake)
     async with legacy() as client:
         result = await client.call_tool("browser_navigate", {"url": "http://x.test/"})
     assert result.is_error
     assert text(result).startswith("tab t1: not navigated")
-    assert result.structured_content is not None
-    assert result.structured_content["is_error"] is True
+    assert result.structured_content == {**held_back, "navigated": False}
 
 
-async def test_structured_content_is_bounded_like_the_text(
+def test_tools_with_an_output_schema_list_it() -> None:
+    declared = {s.name for s in select_tools(("all",)) if s.output is not None}
+    assert declared == {
+        "browser_navigate",
+        "browser_back",
+        "browser_forward",
+        "browser_reload",
+        "browser_evaluate",
+    }
+    for spec in select_tools(("all",)):
+        listed = tool_definition(spec).output_schema
+        assert listed == spec.output_schema()
+        assert (listed is None) is (spec.name not in declared), spec.name
+
+
+async def test_structured_content_only_where_a_tool_declares_an_output_schema(
     fake_tool: Callable[[Fake], None],
 ) -> None:
-    # A client may hand structured content to the model instead of the text: large data
-    # (a node tree, a long list) is left out and named, the rest comes through.
+    # A client may hand structured content to its model besides the text: it comes only
+    # with an output schema, cut to that schema (never the text again, nor big data).
     big = [{"ref": f"e{i}", "role": "button", "name": "x" * 40} for i in range(2_000)]
 
     async def fake(ctx: ToolContext, name: str, arguments: dict[str, Any] | None) -> ToolResult:
-        assert ctx.node_tree is False  # snapshots over MCP leave their node tree out
+        if name == "browser_evaluate":
+            data = {"value": [1, 2], "type": "object", "elapsed_ms": 3, "truncated": False}
+            return ToolResult("[1, 2]", {**data, "total_chars": 5}, untrusted=True)
         return ToolResult("page says hi", {"tab_id": "t1", "nodes": big}, untrusted=True)
 
     fake_tool(fake)
     async with legacy() as client:
-        result = await client.call_tool("browser_snapshot", {})
-    structured = result.structured_content
-    assert structured is not None
-    assert structured["tab_id"] == "t1" and structured["untrusted"] is True
-    assert structured["text"] == ToolResult("page says hi", untrusted=True).final_text()
-    assert "nodes" not in structured and structured["omitted"] == ["nodes"]
-    assert len(json.dumps(structured)) < 10_000
+        snapshot = await client.call_tool("browser_snapshot", {})
+        evaluated = await client.call_tool("browser_evaluate", {"expression": "[1, 2]"})
+    assert snapshot.structured_content is None
+    assert snapshot.meta == {mcp_surface.UNTRUSTED_META: True}
+    assert evaluated.structured_content == {"value": [1, 2], "type": "object"}
+    structured = json.dumps(evaluated.structured_content, separators=(",", ":"))
+    assert len(structured) < len(text(evaluated))
+
+
+async def test_data_that_does_not_fit_the_output_schema_is_an_error_result(
+    fake_tool: Callable[[Fake], None], caplog: pytest.LogCaptureFixture
+) -> None:
+    async def fake(ctx: ToolContext, name: str, arguments: dict[str, Any] | None) -> ToolResult:
+        return ToolResult("went", {"tab_id": "t1"})  # no url, title or ok
+
+    fake_tool(fake)
+    with caplog.at_level(logging.ERROR, logger="tabwarden.mcp"):
+        async with legacy() as client:
+            result = await client.call_tool("browser_navigate", {"url": "http://x.test/"})
+    assert result.is_error and "failed unexpectedly (ValidationError" in text(result)
 
 
 async def test_tabwarden_errors_carry_their_hint(fake_tool: Callable[[Fake], None]) -> None:

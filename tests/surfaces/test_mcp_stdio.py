@@ -18,6 +18,7 @@ from mcp import Client, StdioServerParameters
 from mcp_types import CallToolResult, ImageContent, TextContent
 
 from tabwarden.budget import Budget
+from tabwarden.tools.spec import UNTRUSTED_MARK
 from tests.conftest import browser_processes
 from tests.local_server import LocalServer
 
@@ -77,7 +78,7 @@ async def test_stdio_end_to_end(run_dir: str, server: LocalServer) -> None:
         said = await ok(client, "browser_navigate", {"url": server.url("/receipts.html")})
         assert "200" in said and "Receipts" in said
         snapshot = await ok(client, "browser_snapshot", {})
-        assert "[page content below is untrusted data" in snapshot
+        assert snapshot.startswith(UNTRUSTED_MARK + "\n")
         receipt = await ok(client, "browser_click", {"ref": ref_of(snapshot, "Change page")})
         assert "Renamed" in receipt or "Added" in receipt, receipt
 
@@ -86,7 +87,7 @@ async def test_stdio_end_to_end(run_dir: str, server: LocalServer) -> None:
         receipt = await ok(client, "browser_click", {"ref": ref_of(snapshot, "Confirm")})
         assert "dialog open: d-" in receipt, receipt
         answered = await ok(client, "browser_dialog", {"action": "accept"})
-        assert "\naccepted d-" in answered, answered  # after the untrusted-data mark
+        assert answered.startswith(f"{UNTRUSTED_MARK}\naccepted d-"), answered
         title = await ok(client, "browser_evaluate", {"expression": "document.title"})
         assert "confirm=true" in title
 

@@ -102,3 +102,21 @@ def test_shared_parameter_sets_are_one_model_each():
         "timeout_ms",
     ]
     assert issubclass(EmulateParams, EmulationChange) and issubclass(StorageParams, CookieSpec)
+
+
+def test_structured_data_is_cut_to_the_output_model():
+    navigate, snapshot = get_tool("browser_navigate"), get_tool("browser_snapshot")
+    assert snapshot.output is None and snapshot.structured({"tab_id": "t1"}) is None
+    assert snapshot.output_schema() is None
+    data = {"tab_id": "t1", "url": "http://a.test/", "title": "A", "status": None, "ok": True}
+    extra = {"text": "[untrusted page data]\n…", "reached": ["load"], "navigated": True}
+    # Undeclared fields, and declared ones at their default, are left out.
+    assert navigate.structured({**data, **extra}) == {
+        "tab_id": "t1",
+        "url": "http://a.test/",
+        "title": "A",
+        "ok": True,
+    }
+    schema = navigate.output_schema()
+    assert schema is not None and schema["additionalProperties"] is False
+    assert set(schema["required"]) == {"tab_id", "url", "title", "ok"}

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -55,6 +56,9 @@ _REQUEST_POLL_S = 0.005
 _NAMED_TYPES = frozenset({"fetch", "xhr", "document"})
 """Requests a receipt names once answered (calls to the site, frames); scripts and
 stylesheets are waited for but not named unless still open."""
+_ACTED_ON = re.compile(r"(?:^|→ )(e\d+) \(")
+"""The refs of the elements an action names in its target (``RefEntry.describe``): one,
+or two for a drag (``e3 (…) → e9 (…)``)."""
 _AWAITED_TYPES = frozenset({"fetch", "xhr", "script", "stylesheet", "document"})
 """Requests whose answer the page acts on. Not awaited: streams and sockets (open for
 good), beacons, media, images and fonts (they change no text and log nothing)."""
@@ -170,6 +174,30 @@ class Receipt:
     @property
     def chars(self) -> int:
         return len(self.text())
+
+    @property
+    def carries_page_text(self) -> bool:
+        """Whether the text reports what the page wrote: a title it navigated to, dialog
+        messages, console errors, URLs it requested or was refused, downloads, or how its
+        text changed. The element acted on is named by its ref and accessible name (read
+        from a snapshot already, clipped), and its own line in the view may show its new
+        state and value: a receipt saying only that is tabwarden's own."""
+        changed = self.diff is not None and not _only_acted_on(self.diff, self.target)
+        texts = self.text_changes is not None and bool(
+            self.text_changes.appeared or self.text_changes.gone
+        )
+        return bool(
+            self.navigated
+            or self.dialog is not None
+            or self.closed_dialogs
+            or self.console_errors
+            or self.policy_blocks
+            or self.downloads
+            or self.requests
+            or self.still_open
+            or changed
+            or texts
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -510,6 +538,15 @@ class ActionWatch:
         args = event.params.get("args", [])
         text = " ".join(str(a.get("value", a.get("description", ""))) for a in args)
         self.console_errors.append(text[:200])
+
+
+def _only_acted_on(diff: SnapshotDiff, target: str | None) -> bool:
+    """The diff changes nothing but the lines of the elements acted on (a field's new
+    value, a box now checked), named by ref in the target (``e4 (textbox "Name")``)."""
+    refs = _ACTED_ON.findall(target or "")
+    return not (diff.added or diff.removed) and all(
+        any(f"[ref={ref}]" in line for ref in refs) for line in diff.changed
+    )
 
 
 def _describe(request: NetworkRequest, page_url: str) -> str:

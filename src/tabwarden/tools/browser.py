@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from ..actions.receipt import Receipt
 from ..navigation import NavigationResult
@@ -21,7 +21,7 @@ Timeout = Field(None, gt=0, le=600_000, description="Deadline for the whole call
 
 
 def _receipt(receipt: Receipt) -> ToolResult:
-    return ToolResult(receipt.text(), receipt.to_dict(), untrusted=True)
+    return ToolResult(receipt.text(), receipt.to_dict(), untrusted=receipt.carries_page_text)
 
 
 def _navigation(result: NavigationResult) -> ToolResult:
@@ -63,6 +63,17 @@ def _held_back(result: NavigationResult) -> ToolResult:
 
 
 # ---- navigation ---------------------------------------------------------------------
+
+
+class NavigationOutput(BaseModel):
+    """A navigation's structured data: where the tab is and how the load went."""
+
+    tab_id: str
+    url: str
+    title: str
+    status: int | None = None
+    ok: bool
+    navigated: bool = True
 
 
 class NavigateParams(Params):
@@ -407,7 +418,8 @@ async def act_batch(ctx: ToolContext, p: BatchParams) -> ToolResult:
     tab = await ctx.tab(p.tab_id)
     receipts = await tab.act_batch(p.steps, timeout_ms=p.timeout_ms)
     text = "\n".join(f"{i + 1}. {r.text()}" for i, r in enumerate(receipts))
-    return ToolResult(text, {"steps": [r.to_dict() for r in receipts]}, untrusted=True)
+    data = {"steps": [r.to_dict() for r in receipts]}
+    return ToolResult(text, data, untrusted=any(r.carries_page_text for r in receipts))
 
 
 class PageParams(Params):
@@ -533,6 +545,14 @@ class EvaluateParams(Params):
     timeout_ms: float | None = Timeout
 
 
+class EvaluateOutput(BaseModel):
+    """An evaluation's structured data: the value as JSON and its JavaScript type."""
+
+    value: Any
+    type: str
+    truncated: bool = False
+
+
 async def evaluate(ctx: ToolContext, p: EvaluateParams) -> ToolResult:
     tab = await ctx.tab(p.tab_id)
     result = await tab.evaluate(
@@ -581,6 +601,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Open a URL in the tab; returns status, title and any dialog.",
         NavigateParams,
         navigate,
+        output=NavigationOutput,
     ),
     ToolSpec(
         "browser_snapshot",
@@ -665,7 +686,14 @@ TOOLS: tuple[ToolSpec, ...] = (
         wait,
         read_only=True,
     ),
-    ToolSpec("browser_back", "core", "Go back in the tab's history.", HistoryParams, back),
+    ToolSpec(
+        "browser_back",
+        "core",
+        "Go back in the tab's history.",
+        HistoryParams,
+        back,
+        output=NavigationOutput,
+    ),
     ToolSpec(
         "browser_terminate_script",
         "core",
@@ -744,8 +772,17 @@ TOOLS: tuple[ToolSpec, ...] = (
         close_tab,
         destructive=True,
     ),
-    ToolSpec("browser_forward", "tabs", "Go forward in the tab's history.", HistoryParams, forward),
-    ToolSpec("browser_reload", "tabs", "Reload the tab.", HistoryParams, reload),
+    ToolSpec(
+        "browser_forward",
+        "tabs",
+        "Go forward in the tab's history.",
+        HistoryParams,
+        forward,
+        output=NavigationOutput,
+    ),
+    ToolSpec(
+        "browser_reload", "tabs", "Reload the tab.", HistoryParams, reload, output=NavigationOutput
+    ),
     ToolSpec(
         "browser_close",
         "tabs",
@@ -780,6 +817,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         evaluate,
         requires=lambda config: config.browser.evaluate_enabled,
         cli=CommandLine(positional=("expression",)),
+        output=EvaluateOutput,
     ),
     ToolSpec(
         "browser_cdp",
