@@ -150,7 +150,7 @@ async def test_a_dialog_the_answer_opens_ends_the_wait_and_is_reported(order):
 
 
 def _receipt(**fields) -> Receipt:
-    base = {"action": "fill", "target": 'e4 (textbox "Name")', "detail": 'set to "Ada"'}
+    base = {"action": "fill", "target": "e4 (textbox)", "detail": 'set to "Ada"'}
     return Receipt(**{**base, **fields}, tab_id="t1", url="http://a.test/", title="A", elapsed_ms=5)
 
 
@@ -164,7 +164,9 @@ def _diff(added=(), removed=(), changed=()) -> SnapshotDiff:
         ({}, False),
         ({"diff": _diff()}, False),
         # the element acted on, with its new value: what the action did
-        ({"diff": _diff(changed=['- textbox "Name" [ref=e4] [focused]: Ada'])}, False),
+        ({"diff": _diff(changed=["- textbox [ref=e4] [focused]: Ada"])}, False),
+        # the page names its elements: a name is the page's words
+        ({"target": 'e4 (textbox "Name")'}, True),
         ({"diff": _diff(changed=['- textbox "Email" [ref=e5]: x'])}, True),
         ({"diff": _diff(added=["- status [ref=e9]: Saved"])}, True),
         ({"text_changes": TextChanges(appeared=["Saved"])}, True),
@@ -181,9 +183,11 @@ def test_a_receipt_carries_page_text_only_when_it_reports_what_the_page_wrote(fi
     assert _receipt(**fields).carries_page_text is page_text
 
 
-def test_a_drag_receipt_names_both_elements_as_its_own():
-    diff = _diff(changed=['- listitem "A" [ref=e3]', '- list "B" [ref=e9]'])
-    drag = _receipt(target='e3 (listitem "A") → e9 (list "B")', diff=diff)
+def test_a_drag_between_unnamed_elements_is_tabwardens_own_words():
+    diff = _diff(changed=["- listitem [ref=e3]", "- list [ref=e9]"])
+    drag = _receipt(target="e3 (listitem) → e9 (list)", diff=diff)
     assert not drag.carries_page_text
+    named = _receipt(target='e3 (listitem "A") → e9 (list "B")', diff=diff)
+    assert named.carries_page_text
     by_selector = _receipt(target="selector '#name'", diff=_diff(changed=["- textbox [ref=e4]"]))
     assert by_selector.carries_page_text  # no ref named: the line is the page's

@@ -54,12 +54,13 @@ async def test_only_replies_that_carry_page_text_are_marked(server: LocalServer)
         assert _marked(snapshot)
         refs = dict(re.findall(r'"([^"]*)" \[ref=(e\d+)\]', _text(snapshot)))
 
-        # Receipts that say only what was done to which element are tabwarden's own words.
+        # A receipt names the element by the name the page gave it: page text.
         filled = await call("browser_fill", ref=refs["Name"], value="Ada")
-        assert _text(filled).startswith(f'fill {refs["Name"]} (textbox "Name"): set to "Ada"')
-        assert not _marked(filled)
+        assert _text(filled).startswith(
+            f'{UNTRUSTED_MARK}\nfill {refs["Name"]} (textbox "Name"): set to "Ada"'
+        )
         quiet = await call("browser_click", ref=refs["Count quietly"])
-        assert "no visible change" in _text(quiet) and not _marked(quiet)
+        assert "no visible change" in _text(quiet) and _marked(quiet)
         # One that reports what the page wrote is marked.
         noted = await call("browser_click", ref=refs["Add a note"])
         assert 'text appeared: "Gift wrap requested"' in _text(noted) and _marked(noted)

@@ -177,11 +177,13 @@ class Receipt:
 
     @property
     def carries_page_text(self) -> bool:
-        """Whether the text reports what the page wrote: a title it navigated to, dialog
-        messages, console errors, URLs it requested or was refused, downloads, or how its
-        text changed. The element acted on is named by its ref and accessible name (read
-        from a snapshot already, clipped), and its own line in the view may show its new
-        state and value: a receipt saying only that is tabwarden's own."""
+        """Whether the text carries words the page wrote: the accessible name of the
+        element acted on (a page can name a button anything), a title it navigated to,
+        dialog messages, console errors, URLs it requested or was refused, downloads, or
+        how its text changed. A receipt for an element without a name, whose view changed
+        only in that element's own line, is tabwarden's own words."""
+        if _NAMED.search(self.target or ""):
+            return True
         changed = self.diff is not None and not _only_acted_on(self.diff, self.target)
         texts = self.text_changes is not None and bool(
             self.text_changes.appeared or self.text_changes.gone
@@ -538,6 +540,10 @@ class ActionWatch:
         args = event.params.get("args", [])
         text = " ".join(str(a.get("value", a.get("description", ""))) for a in args)
         self.console_errors.append(text[:200])
+
+
+_NAMED = re.compile(r'\(\w+ "')
+"""A target named by the page: ``e4 (textbox "Name")``."""
 
 
 def _only_acted_on(diff: SnapshotDiff, target: str | None) -> bool:
