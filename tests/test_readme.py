@@ -1,8 +1,9 @@
 """Every code block of README.md runs as written: a reader can paste it and it works.
 
 Python blocks run as scripts, shell blocks line by line (``tabwarden`` commands, each
-with a deadline), JSON and YAML blocks must parse (the YAML as a configuration), and
-``text`` blocks are sample output. A few shell lines cannot run as they stand (they
+with a deadline), JSON, TOML and YAML blocks must parse (the YAML as a configuration),
+and ``text`` blocks are sample output (a sample snapshot must be what its page gives).
+A few shell lines cannot run as they stand (they
 install packages or run until stopped): ``NOT_RUN`` names them and says why, and
 ``test_long_running_command_answers`` starts each server among them and talks to it.
 
@@ -27,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import tomllib
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -46,7 +48,8 @@ BIN = Path(sys.executable).parent
 """Where this interpreter's ``tabwarden`` script is: the README's ``.venv/bin/``."""
 
 SHELL = frozenset({"sh", "bash", "shell"})
-LANGUAGES = SHELL | {"python", "json", "yaml", "text"}
+DATA = frozenset({"json", "toml", "yaml"})
+LANGUAGES = SHELL | DATA | {"python", "text"}
 SETUP_COMMANDS = ("bash scripts/demo.sh", "bash scripts/test.sh")
 """The set-up commands, the first two shell lines of the README."""
 
@@ -383,12 +386,12 @@ def test_every_shell_line_is_run_or_said_why_not():
     assert not strays, f"not tabwarden commands: run them here or add them to NOT_RUN: {strays}"
 
 
-@pytest.mark.parametrize(
-    "block", [b for b in BLOCKS if b.language in {"json", "yaml"}], ids=lambda b: b.id
-)
+@pytest.mark.parametrize("block", [b for b in BLOCKS if b.language in DATA], ids=lambda b: b.id)
 def test_data_block_parses(block: CodeBlock):
     if block.language == "json":
         json.loads(block.code)
+    elif block.language == "toml":
+        tomllib.loads(block.code)
     else:
         Config.model_validate(yaml.safe_load(block.code))  # a configuration, every key known
 
@@ -465,3 +468,27 @@ def test_long_running_command_answers(command: str, place: Place, tmp_path: Path
             stop(server)
         return
     pytest.fail(f"NOT_RUN says `{command}` is a server, but no test here starts it")
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize(
+    "block",
+    [b for b in BLOCKS if b.language == "text" and b.code.startswith("# tab ")],
+    ids=lambda b: b.id,
+)
+def test_sample_snapshot_is_what_the_page_gives(
+    block: CodeBlock, place: Place, request: pytest.FixtureRequest
+):
+    url = re.search(r"http://\S+", block.code)
+    assert url, f"README.md {block.id}: a sample snapshot names its page's URL"
+    ports = ports_for(block.code, request)
+    place.stop_daemons()  # a new session: refs numbered from e1, as for a reader
+    try:
+        navigated = place.run(as_run_here(f".venv/bin/tabwarden navigate {url[0]}", **ports))
+        assert navigated.returncode == 0, navigated.stdout + navigated.stderr
+        snapshot = place.run(as_run_here(".venv/bin/tabwarden snapshot", **ports))
+    finally:
+        place.stop_daemons()
+    shown = as_run_here(block.code, **ports).splitlines()
+    missing = [line for line in shown if line not in snapshot.stdout.splitlines()]
+    assert not missing, f"README.md {block.id}: not in the snapshot:\n{snapshot.stdout}"
