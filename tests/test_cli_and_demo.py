@@ -71,6 +71,41 @@ def test_cli_version_and_doctor_report_the_browser():
     assert "all checks passed" in doctor.stdout
 
 
+def test_cli_doctor_says_where_outputs_and_profiles_go(tmp_path):
+    env = {
+        "TABWARDEN_DATA_DIR": str(tmp_path / "data"),
+        "TABWARDEN_RUNTIME_DIR": str(tmp_path / "rt"),
+    }
+    # No browser here (the stand-in refuses to start): the places are printed all the same.
+    # The workspace is the current folder, as for a user (the suite sets one for all tests).
+    doctor = subprocess.run(
+        [sys.executable, "-m", "tabwarden", "doctor"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env={k: v for k, v in {**os.environ, **env}.items() if k != "TABWARDEN_BROWSER__WORKSPACE"},
+    )
+    places = dict(
+        line.split(None, 1)
+        for line in doctor.stdout.split("where files go\n", 1)[1].splitlines()[:5]
+    )
+    assert places["workspace"] == str(tmp_path.resolve())
+    assert places["outputs"].startswith(f"{tmp_path.resolve() / 'tabwarden-output'}  (")
+    assert places["profile"].startswith(str(tmp_path / "data" / "profiles"))
+    assert places["daemons"].startswith(f"{tmp_path / 'rt'}  (")
+
+
+def test_cli_demo_serve_port_rules(tmp_path):
+    alone = _cli("demo", "--port", "8000")
+    assert alone.returncode == 2
+    assert "--port is for --serve" in alone.stderr
+    with DemoSite() as site:  # its port is taken
+        taken = _cli("demo", "--serve", "--port", site.base_url.rstrip("/").rsplit(":", 1)[1])
+    assert taken.returncode == 1
+    assert "cannot serve the demo site" in taken.stderr and "choose another --port" in taken.stderr
+
+
 def test_cli_without_a_browser_says_how_to_install_one():
     done = _cli("version", env={"TABWARDEN_CHROME": "/nonexistent/chrome"})
     assert done.returncode == 1

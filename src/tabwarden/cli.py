@@ -29,7 +29,8 @@ Attaching to a running browser needs the user's consent: ``tabwarden attach URL
 with a ConsentRequired error saying what the browser holds.
 
 Also: ``schema`` (tool definitions as JSON for other harnesses), ``mcp`` (the MCP
-server), ``demo``, ``version`` and ``doctor``.
+server), ``demo`` (``demo --serve [--port N]`` serves the demo site until Ctrl-C),
+``version`` and ``doctor`` (which also prints where files go).
 
 Errors print ``error: <message> (<hint>)`` on stderr, never a traceback. Exit codes:
 
@@ -60,6 +61,7 @@ import platform
 import re
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -73,6 +75,7 @@ from rich.markup import escape
 
 from . import __version__
 from .backends.executable import find_browser
+from .backends.profiles import workspace_profile_dir
 from .backends.reaper import pid_alive
 from .config import Config, load_config
 from .errors import (
@@ -80,9 +83,11 @@ from .errors import (
     DaemonUnreachable,
     DeadlineExceeded,
     InvalidArgument,
+    PathNotAllowed,
     RemoteError,
     TabwardenError,
 )
+from .safety.paths import WorkspacePaths
 from .safety.redaction import process_redactor
 from .surfaces import daemon
 from .tools import registry
@@ -201,13 +206,51 @@ def demo(
     headed: bool = typer.Option(
         False, "--headed", help="Show the browser window (needs a display)."
     ),
+    serve: bool = typer.Option(
+        False,
+        "--serve",
+        help="Only serve the demo site on 127.0.0.1, print its URL and run until Ctrl-C.",
+    ),
+    port: int | None = typer.Option(
+        None,
+        "--port",
+        min=0,
+        max=65535,
+        help="The port for --serve (default: a free one, printed).",
+    ),
 ) -> None:
-    """Run a scripted agent session against a bundled demo site, narrated step by step."""
+    """Run a scripted agent session against a bundled demo site, narrated step by step
+    (--serve: only serve the site, for your own commands and scripts)."""
+    if serve:
+        _serve_demo_site(port or 0)
+        return
+    if port is not None:
+        raise typer.BadParameter("--port is for --serve", param_hint="'--port'")
     from .demo.agent import run_demo
 
     with _exit_1_on_error():
         code = asyncio.run(run_demo(headless=not headed))
     raise typer.Exit(code)
+
+
+def _serve_demo_site(port: int) -> None:
+    from .demo.server import DemoSite
+
+    site = DemoSite(port=port)
+    try:
+        url = site.start()
+    except OSError as exc:
+        hint = "choose another --port, or leave it out to get a free one"
+        _error(f"cannot serve the demo site on 127.0.0.1:{port}: {exc.strerror or exc} ({hint})")
+        raise typer.Exit(1) from None
+    try:
+        typer.echo(f"serving the demo site at {url} (Ctrl-C stops it)")
+        # Ctrl-C interrupts the wait; the server runs on its own thread.
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        typer.echo("stopped")
+    finally:
+        site.stop()
 
 
 @app.command()
@@ -227,7 +270,8 @@ def doctor(
         30.0, "--timeout", min=1.0, help="Seconds allowed to launch the browser and open a page."
     ),
 ) -> None:
-    """Check that this machine can run tabwarden: Python, the browser, a real launch."""
+    """Check that this machine can run tabwarden: Python, the browser, a real launch; and
+    say where outputs, profiles and daemon logs go."""
     typer.echo("tabwarden doctor")
     checks = _Checks()
     checks.run("python", _check_python)
@@ -239,10 +283,30 @@ def doctor(
         checks.skip("launch", "needs a browser")
     else:
         checks.run("launch", lambda: asyncio.run(_check_launch(config, timeout)))
+    if config is not None:
+        _print_places(config)
     if checks.failed:
         typer.echo(f"{checks.failed} check(s) failed")
         raise typer.Exit(1)
     typer.echo("all checks passed")
+
+
+def _print_places(config: Config) -> None:
+    """Where files go, for the current folder and the ``default`` session."""
+    browser = config.browser
+    profile = workspace_profile_dir(browser.workspace, "default", browser.data_dir)
+    try:
+        output = str(WorkspacePaths.from_config(config).output_root)
+    except PathNotAllowed as exc:
+        output = f"none: {exc.message}"
+    typer.echo("where files go")
+    typer.echo(f"  workspace  {(browser.workspace or Path.cwd()).resolve()}")
+    typer.echo(f"  outputs    {output}  (downloads, PDFs, screenshots, traces, recordings, state)")
+    typer.echo(f"  profile    {profile}  (session default; --session NAME: a sibling folder)")
+    if browser.isolated:
+        typer.echo("             (unused: browser.isolated makes a throwaway profile per session)")
+    typer.echo(f"  daemons    {daemon.runtime_dir()}  (sockets and logs of the command line)")
+    typer.echo("  images     --out FILE, or <tab>-<time>.png in the current folder (command line)")
 
 
 # ---- schema and mcp --------------------------------------------------------------------

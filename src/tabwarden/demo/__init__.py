@@ -1,7 +1,9 @@
 """A bundled demo: a tiny static shop site and a scripted agent session against it.
 
-Run it with ``tabwarden demo`` (or ``python -m tabwarden demo``). Nothing here
-reaches the internet: the site is served from this package on ``127.0.0.1``.
+Run it with ``tabwarden demo`` (or ``python -m tabwarden demo``); ``tabwarden demo
+--serve`` only serves the site, and ``with DemoSite() as site:`` serves it from
+Python. Nothing here reaches the internet: the site is served from this package on
+``127.0.0.1``.
 
 * :mod:`tabwarden.demo.server` — :class:`~tabwarden.demo.server.DemoSite`, a
   threaded ``http.server`` for the pages in ``site/`` plus a ``/status/<code>`` route.
@@ -11,4 +13,6 @@ reaches the internet: the site is served from this package on ``127.0.0.1``.
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from .server import DemoSite
+
+__all__ = ["DemoSite"]
