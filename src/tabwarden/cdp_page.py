@@ -99,7 +99,9 @@ class CdpPage:
         self._next_dialog: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         """Resolved when a dialog that waits for an answer opens (then replaced)."""
         self._lifecycle: dict[str, set[str]] = {}
-        self.screenshots = Captures(services.tasks, lambda: services.emulation)
+        self.screenshots = Captures(
+            services.tasks, lambda: services.emulation, services.own_viewport
+        )
         """Screenshots, one at a time (a capture the call gave up on still runs)."""
         self.evaluations = EvaluationSessions(
             services.browser_cdp, services.tasks.spawn, services.metrics
@@ -472,7 +474,11 @@ class CdpPage:
         # storage and emulation: what the session emulates (nothing when at the defaults)
         services = self.services
         commands += emulation_commands(
-            services.emulation, services.user_agent, top_level=top_level, full=False
+            services.emulation,
+            services.user_agent,
+            services.own_viewport,
+            top_level=top_level,
+            full=False,
         )
         return commands
 

@@ -351,7 +351,9 @@ def mcp_command(
     viewport_size: Annotated[
         str | None,
         typer.Option(
-            "--viewport-size", metavar="WxH", help="Window size in CSS pixels, e.g. 1280x720."
+            "--viewport-size",
+            metavar="WxH",
+            help="The viewport pages see, in CSS pixels, e.g. 1280x720.",
         ),
     ] = None,
     user_agent: Annotated[

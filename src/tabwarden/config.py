@@ -65,8 +65,12 @@ class BrowserConfig(_Section):
     extra_args: list[str] = Field(
         default_factory=list, description="More command-line switches for the browser."
     )
-    window_width: int = Field(1280, ge=200, le=7680, description="Window width in CSS pixels.")
-    window_height: int = Field(720, ge=200, le=4320, description="Window height in CSS pixels.")
+    window_width: int = Field(
+        1280, ge=200, le=7680, description="Viewport width pages see, in CSS pixels."
+    )
+    window_height: int = Field(
+        720, ge=200, le=4320, description="Viewport height pages see, in CSS pixels."
+    )
     inactivity_timeout_s: float = Field(
         120,
         ge=0,
