@@ -410,7 +410,7 @@ class Tab:
         async def body(budget: Budget) -> tuple[str, str]:
             element = await resolve(self._page, ref, budget)
             chosen = await forms.select_options(element, _as_list(values), budget)
-            return element.label, "selected " + ", ".join(map(repr, chosen))
+            return element.label, "selected " + ", ".join(o.describe() for o in chosen)
 
         return await self._page.act("select", timeout_ms, body, ref)
 
