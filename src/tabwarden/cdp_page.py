@@ -23,6 +23,7 @@ from .actions.text_changes import TextWatch
 from .budget import Budget
 from .cdp.protocol import Event
 from .cdp.session import CDPSession
+from .counting import counted
 from .diagnostics.emulation import commands as emulation_commands
 from .errors import (
     CDPError,
@@ -570,6 +571,6 @@ def _state_lines(state: SupervisorState, seen: set[str]) -> list[str]:
     if children:
         oopifs = sum(1 for f in children if f.is_oopif)
         more = " (more not listed)" if state.frame_tree_truncated else ""
-        iframes = f"{len(children)} iframe" + ("" if len(children) == 1 else "s")
+        iframes = counted(len(children), "iframe")
         lines.append(f"# frames: {iframes}, {oopifs} cross-origin{more}")
     return lines

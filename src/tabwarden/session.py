@@ -17,6 +17,7 @@ from .cdp.connection import CDPConnection
 from .cdp.session import CDPSession
 from .cdp_page import CdpPage
 from .config import Config
+from .counting import counted
 from .diagnostics import emulation, storage
 from .diagnostics.downloads import Download, DownloadList, DownloadTracker
 from .diagnostics.emulation import EmulationResult, EmulationState
@@ -120,7 +121,7 @@ class BrowserSession:
         )
 
     def __repr__(self) -> str:
-        state = "closed" if self._closed else f"{len(self._registry)} tabs"
+        state = "closed" if self._closed else counted(len(self._registry), "tab")
         return f"<BrowserSession {self.name!r} {self.backend.name} {state}>"
 
     async def __aenter__(self) -> BrowserSession:
