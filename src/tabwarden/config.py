@@ -277,8 +277,9 @@ class FilesConfig(_Section):
     ffmpeg: str = Field(
         "ffmpeg",
         description="The ffmpeg that turns recordings into WebM (a name on PATH or a path); "
-        "when it is missing or fails, recordings are written as a self-contained HTML "
-        "player. Empty: always the HTML player.",
+        "the default, when no ffmpeg is on PATH, is the one of the imageio-ffmpeg package "
+        "if it is installed (the video extra). When it is missing or fails, recordings are "
+        "written as a self-contained HTML player. Empty: always the HTML player.",
     )
 
 
