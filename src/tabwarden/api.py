@@ -56,7 +56,7 @@ def local_backend(config: Config, session_name: str = "default") -> Backend:
             data_dir=browser.data_dir,
             session_name=session_name,
             extra_args=tuple(browser.extra_args),
-            viewport=(browser.window_width, browser.window_height),
+            window_size=(browser.window_width, browser.window_height),
             allow_foreign_profile=config.safety.allow_attach,
         )
     )

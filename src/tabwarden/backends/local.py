@@ -75,9 +75,10 @@ class LocalOptions:
     data_dir: Path | None = None
     session_name: str = "default"
     extra_args: Sequence[str] = field(default_factory=tuple)
-    viewport: tuple[int, int] = (1280, 720)
-    """What pages show (CSS px), whatever their window's size; the window is launched
-    as large, and the browser draws its own parts (headless ones too) inside it."""
+    window_size: tuple[int, int] = (1280, 720)
+    """The viewport pages get (CSS px), whatever their window's size (the backend's
+    ``viewport``); the window is launched as large, and the browser draws its own parts
+    (headless ones too) inside it."""
     allow_foreign_profile: bool = False
     """The user consented to a profile of their choosing in ``extra_args``
     (``--user-data-dir``, ``--profile-directory``): ``safety.allow_attach``."""
@@ -103,7 +104,7 @@ def _user_data_dir(args: Sequence[str]) -> Path | None:
 
 def chromium_args(options: LocalOptions, profile: Path, *, as_root: bool) -> list[str]:
     """The command-line switches tabwarden launches Chromium with."""
-    width, height = options.viewport
+    width, height = options.window_size
     args = [
         "--remote-debugging-port=0",  # the browser picks a free port: no races
         f"--user-data-dir={profile}",
@@ -134,7 +135,7 @@ class LocalChromium:
 
     def __init__(self, options: LocalOptions | None = None) -> None:
         self.options = options or LocalOptions()
-        self.viewport: tuple[int, int] | None = self.options.viewport
+        self.viewport: tuple[int, int] | None = self.options.window_size
         self._process: subprocess.Popen[bytes] | None = None
         self._tracked: TrackedBrowser | None = None
         self._run_dir: Path | None = None
