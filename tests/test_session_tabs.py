@@ -32,9 +32,11 @@ async def test_first_new_tab_reuses_the_browsers_blank_tab():
     async with tabwarden.launch(isolated=True) as session:
         tab = await session.new_tab()
         assert [t.id for t in await session.tabs()] == [tab.id]
+        assert repr(session).endswith(" 1 tab>")
         second = await session.new_tab()
         assert [t.id for t in await session.tabs()] == [tab.id, second.id]
         assert session.active_tab is second
+        assert repr(session).endswith(" 2 tabs>")
 
 
 async def test_tabs_switch_and_close_keep_an_active_tab(browser, server):

@@ -23,6 +23,7 @@ from .actions.text_changes import TextWatch
 from .budget import Budget
 from .cdp.protocol import Event
 from .cdp.session import CDPSession
+from .counting import counted
 from .diagnostics.emulation import commands as emulation_commands
 from .errors import (
     CDPError,
@@ -99,7 +100,9 @@ class CdpPage:
         self._next_dialog: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         """Resolved when a dialog that waits for an answer opens (then replaced)."""
         self._lifecycle: dict[str, set[str]] = {}
-        self.screenshots = Captures(services.tasks, lambda: services.emulation)
+        self.screenshots = Captures(
+            services.tasks, lambda: services.emulation, services.own_viewport
+        )
         """Screenshots, one at a time (a capture the call gave up on still runs)."""
         self.evaluations = EvaluationSessions(
             services.browser_cdp, services.tasks.spawn, services.metrics
@@ -472,7 +475,11 @@ class CdpPage:
         # storage and emulation: what the session emulates (nothing when at the defaults)
         services = self.services
         commands += emulation_commands(
-            services.emulation, services.user_agent, top_level=top_level, full=False
+            services.emulation,
+            services.user_agent,
+            services.own_viewport,
+            top_level=top_level,
+            full=False,
         )
         return commands
 
@@ -564,6 +571,6 @@ def _state_lines(state: SupervisorState, seen: set[str]) -> list[str]:
     if children:
         oopifs = sum(1 for f in children if f.is_oopif)
         more = " (more not listed)" if state.frame_tree_truncated else ""
-        iframes = f"{len(children)} iframe" + ("" if len(children) == 1 else "s")
+        iframes = counted(len(children), "iframe")
         lines.append(f"# frames: {iframes}, {oopifs} cross-origin{more}")
     return lines

@@ -78,6 +78,7 @@ from .backends.executable import find_browser
 from .backends.profiles import workspace_profile_dir
 from .backends.reaper import pid_alive
 from .config import Config, load_config
+from .counting import counted
 from .errors import (
     BrowserError,
     DaemonUnreachable,
@@ -424,7 +425,9 @@ def mcp_command(
     viewport_size: Annotated[
         str | None,
         typer.Option(
-            "--viewport-size", metavar="WxH", help="Window size in CSS pixels, e.g. 1280x720."
+            "--viewport-size",
+            metavar="WxH",
+            help="The viewport pages see, in CSS pixels, e.g. 1280x720.",
         ),
     ] = None,
     user_agent: Annotated[
@@ -577,9 +580,9 @@ def _describe_status(info: dict[str, Any]) -> str:
         return f"{name}: not running"
     idle_limit = info.get("idle_timeout_s") or 0
     exits = f"exits after {idle_limit:.0f} s idle" if idle_limit else "never exits when idle"
-    tabs = info.get("tabs")
+    tabs = info.get("tabs") or 0
     browser = (
-        f"browser pid {info['browser_pid']}, {tabs} tabs"
+        f"browser pid {info['browser_pid']}, {counted(tabs, 'tab')}"
         if info.get("browser_pid")
         else "no browser yet"
     )

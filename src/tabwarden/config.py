@@ -69,8 +69,12 @@ class BrowserConfig(_Section):
     extra_args: list[str] = Field(
         default_factory=list, description="More command-line switches for the browser."
     )
-    window_width: int = Field(1280, ge=200, le=7680, description="Window width in CSS pixels.")
-    window_height: int = Field(720, ge=200, le=4320, description="Window height in CSS pixels.")
+    window_width: int = Field(
+        1280, ge=200, le=7680, description="Viewport width pages see, in CSS pixels."
+    )
+    window_height: int = Field(
+        720, ge=200, le=4320, description="Viewport height pages see, in CSS pixels."
+    )
     inactivity_timeout_s: float = Field(
         120,
         ge=0,
@@ -304,8 +308,9 @@ class FilesConfig(_Section):
     ffmpeg: str = Field(
         "ffmpeg",
         description="The ffmpeg that turns recordings into WebM (a name on PATH or a path); "
-        "when it is missing or fails, recordings are written as a self-contained HTML "
-        "player. Empty: always the HTML player.",
+        "the default, when no ffmpeg is on PATH, is the one of the imageio-ffmpeg package "
+        "if it is installed (the video extra). When it is missing or fails, recordings are "
+        "written as a self-contained HTML player. Empty: always the HTML player.",
     )
 
 

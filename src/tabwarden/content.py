@@ -26,6 +26,7 @@ from markdownify import ATX, MarkdownConverter
 
 from .budget import Budget
 from .cdp.session import CDPSession
+from .counting import counted
 from .errors import CDPError, InvalidArgument
 
 __all__ = [
@@ -473,7 +474,7 @@ def _cut(full: str, start: int, max_chars: int) -> int:
 def _more_note(chunk: str, remaining: int, next_cursor: int) -> str:
     """The note ending a truncated page, after one blank line."""
     sep = "" if chunk.endswith("\n\n") else "\n" if chunk.endswith("\n") else "\n\n"
-    return f"{sep}[… {remaining:,} more characters: call again with cursor={next_cursor}]"
+    return f"{sep}[… {counted(remaining, 'more character')}: call again with cursor={next_cursor}]"
 
 
 # ---- CDP -------------------------------------------------------------------------------

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from .actions import pointer
 from .actions.resolve import Element
 from .budget import Budget
-from .diagnostics.emulation import EmulationState, viewport_command
+from .diagnostics.emulation import EmulationState, Size, viewport_commands
 from .errors import DeadlineExceeded, InvalidArgument, TabwardenError
 from .snapshot.model import SnapshotNode
 from .snapshot.walker import world
@@ -218,10 +218,13 @@ class Captures:
         self,
         tasks: TaskOwner,
         emulation: Callable[[], EmulationState],
+        own_viewport: Size | None,
     ) -> None:
         self._tasks = tasks
         self.emulation = emulation
         """The session's emulation now: the viewport a page gets back."""
+        self.own_viewport = own_viewport
+        """The session's viewport where the emulation sets none (None: the window's)."""
         self._lock = asyncio.Lock()
         self._running: asyncio.Task[Any] | None = None
 
@@ -250,18 +253,11 @@ class Captures:
         self._running = task
         return await budget.run(asyncio.shield(task), on_timeout=_timed_out(what, budget))
 
-    async def restore_viewport(self, session: CDPSession, borrowed: dict[str, Any]) -> None:
-        """Give the page the session's viewport again (its emulated one, or the window's)
-        after a capture borrowed one (``borrowed``: its override). Its own short budget:
-        this runs after a call's budget has run out too."""
-        method, params = viewport_command(self.emulation())
-        commands = [(method, params)]
-        if method == "Emulation.setDeviceMetricsOverride" and any(
-            borrowed.get(side) and not params[side] for side in ("width", "height")
-        ):
-            # A side set to 0 ("the window's own") again keeps the size it was overridden
-            # to; cleared first, it gets the window's.
-            commands.insert(0, ("Emulation.clearDeviceMetricsOverride", {}))
+    async def restore_viewport(self, session: CDPSession) -> None:
+        """Give the page the session's viewport again (its emulated one, its own, or the
+        window's) after a capture borrowed one. Its own short budget: this runs after a
+        call's budget has run out too."""
+        commands = viewport_commands(self.emulation(), self.own_viewport, replacing=True)
         budget = Budget(_RESTORE_S)
         with contextlib.suppress(TabwardenError):  # the tab or browser is gone: nothing to undo
             for method, params in commands:
@@ -291,10 +287,12 @@ class Region:
     """The page must scroll to ``at`` first (part of the element is out of view)."""
 
 
-def page_region(metrics: dict[str, Any], ratio: float, state: EmulationState) -> Region:
+def page_region(
+    metrics: dict[str, Any], ratio: float, state: EmulationState, own_viewport: Size | None
+) -> Region:
     """What a full-page capture shows, from ``Page.getLayoutMetrics`` and the device pixel
     ratio: the whole page when it fits :data:`MAX_SIDE_PX` and :data:`MAX_AREA_PX`, else as
-    much as fits, through a viewport (``state``'s) made as large."""
+    much as fits, through a viewport (``state``'s, else ``own_viewport``) made as large."""
     layout = metrics["cssLayoutViewport"]
     full_width, full_height = _page_size(metrics)
     width, height = _bounded(full_width, full_height, ratio)
@@ -302,11 +300,15 @@ def page_region(metrics: dict[str, Any], ratio: float, state: EmulationState) ->
     if (width, height) == (full_width, full_height):
         beyond = width > layout["clientWidth"] or height > layout["clientHeight"]
         return replace(region, beyond=beyond)
-    return replace(region, viewport=_viewport(width, height, layout, state))
+    return replace(region, viewport=_viewport(width, height, layout, state, own_viewport))
 
 
 def element_region(
-    clip: dict[str, float], metrics: dict[str, Any], ratio: float, state: EmulationState
+    clip: dict[str, float],
+    metrics: dict[str, Any],
+    ratio: float,
+    state: EmulationState,
+    own_viewport: Size | None,
 ) -> Region:
     """What an element capture shows: all of the element's box (``clip``, page CSS px) when
     it fits the image bounds, else its top left; and how the page shows it when the
@@ -328,7 +330,7 @@ def element_region(
     if _bounded(*page, ratio) == page:
         return replace(region, beyond=True)
     width = min(width, layout["clientWidth"])
-    viewport = _viewport(width, height, layout, state)
+    viewport = _viewport(width, height, layout, state, own_viewport)
     return replace(region, width=width, viewport=viewport, scroll=True)
 
 
@@ -346,18 +348,26 @@ def _bounded(width: float, height: float, ratio: float) -> tuple[float, float]:
 
 
 def _viewport(
-    width: float, height: float, layout: dict[str, float], state: EmulationState
+    width: float,
+    height: float,
+    layout: dict[str, float],
+    state: EmulationState,
+    own_viewport: Size | None,
 ) -> Command | None:
     """The override that makes the viewport at least ``width`` x ``height``, or None."""
     wider = width > layout["clientWidth"]
     taller = height > layout["clientHeight"]
     if not (wider or taller):
         return None
-    return viewport_command(
+    # The page has the session's viewport now: a side left at 0 keeps it.
+    (command,) = viewport_commands(
         state,
+        own_viewport,
         width=math.ceil(width) if wider else None,
         height=math.ceil(height) if taller else None,
+        replacing=False,
     )
+    return command
 
 
 async def capture(
@@ -392,12 +402,14 @@ async def capture(
             measure = functools.partial(_element_box, tab, element)
             box, metrics = await measure(budget)
             ratio = await _pixel_ratio(tab, budget)
-            region = element_region(box, metrics, ratio, captures.emulation())
+            state = captures.emulation()
+            region = element_region(box, metrics, ratio, state, captures.own_viewport)
         else:
             metrics = await main.send("Page.getLayoutMetrics", budget=budget)
             if full_page:
                 ratio = await _pixel_ratio(tab, budget)
-                region = page_region(metrics, ratio, captures.emulation())
+                state = captures.emulation()
+                region = page_region(metrics, ratio, state, captures.own_viewport)
         viewport = metrics["cssVisualViewport"]
         marks = 0
         if annotate:
@@ -489,7 +501,7 @@ async def _showing(
             yield _clip(region, shown["cssLayoutViewport"])
     finally:
         if region.viewport is not None:
-            await captures.restore_viewport(main, region.viewport[1])
+            await captures.restore_viewport(main)
         await _scroll_back(tab, layout["pageX"], layout["pageY"])
 
 

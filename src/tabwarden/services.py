@@ -22,7 +22,7 @@ from .cdp.connection import CDPConnection
 from .cdp.session import CDPSession
 from .config import Config
 from .diagnostics.downloads import DownloadTracker
-from .diagnostics.emulation import EmulationState
+from .diagnostics.emulation import EmulationState, Size
 from .diagnostics.recording import Recordings
 from .errors import InvalidArgument
 from .interrupts import OnDialog
@@ -75,6 +75,7 @@ class SessionServices:
         connected: Callable[[], bool],
         endpoint: Callable[[], Endpoint | None],
         owns_browser: bool,
+        own_viewport: Size | None,
         paths: Callable[[], WorkspacePaths],
         operation: Operation,
         open_page: PageOpener,
@@ -97,6 +98,9 @@ class SessionServices:
         """The browser's own user agent (emulating a locale or platform keeps it)."""
         self.emulation = EmulationState()
         """What the session emulates, for every tab (new ones are set up with it)."""
+        self.own_viewport = own_viewport
+        """The viewport every page gets where the emulation sets none (a launched
+        browser's configured size); None: each window's own."""
         self.recordings = Recordings(paths, config.files, tasks)
         """Screencasts in progress, by tab id (kept after their tab closed, until saved)."""
         self.front: str | None = None

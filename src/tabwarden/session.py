@@ -17,6 +17,7 @@ from .cdp.connection import CDPConnection
 from .cdp.session import CDPSession
 from .cdp_page import CdpPage
 from .config import Config
+from .counting import counted
 from .diagnostics import emulation, storage
 from .diagnostics.downloads import Download, DownloadList, DownloadTracker
 from .diagnostics.emulation import EmulationResult, EmulationState
@@ -103,6 +104,7 @@ class BrowserSession:
             connected=lambda: self.connected,
             endpoint=lambda: self.endpoint,
             owns_browser=backend.owns_browser,
+            own_viewport=backend.viewport,
             paths=lambda: self.paths,
             operation=self.operation,
             open_page=self._open_own_page,
@@ -119,7 +121,7 @@ class BrowserSession:
         )
 
     def __repr__(self) -> str:
-        state = "closed" if self._closed else f"{len(self._registry)} tabs"
+        state = "closed" if self._closed else counted(len(self._registry), "tab")
         return f"<BrowserSession {self.name!r} {self.backend.name} {state}>"
 
     async def __aenter__(self) -> BrowserSession:
@@ -394,7 +396,10 @@ class BrowserSession:
         given as that model (``change``) or as keyword arguments (``width=400``; they win
         over the model's); a first argument that is text names a device preset
         (``emulate("pixel-8")``). Only what is given changes (None keeps a setting);
-        ``reset=True`` first returns everything to the browser's own. ``device`` is a
+        ``reset=True`` first returns everything to the browser's own. ``width`` and
+        ``height`` replace the session's viewport (a launched browser's configured size,
+        ``browser.window_width`` x ``window_height``; an attached browser's windows keep
+        theirs): one alone keeps the other side. ``device`` is a
         preset (``iphone-15``, ``pixel-8``, ``desktop-1080p``… see ``emulation.DEVICES``);
         ``network`` a preset (``slow-3g``, ``fast-3g``, ``4g``), ``none``, or custom via
         ``latency_ms``, ``download_kbps``, ``upload_kbps``; ``cpu_throttling`` a slowdown
@@ -412,8 +417,9 @@ class BrowserSession:
             new = emulation.updated(
                 services.emulation, asked, browser_user_agent=services.user_agent
             )
+            own = services.own_viewport
             if new == services.emulation:
-                return EmulationResult(new)
+                return EmulationResult(new, own_viewport=own)
             old, services.emulation = services.emulation, new  # new tabs set up get it now
             notes = await emulation.apply(
                 self._browser_cdp(),
@@ -422,9 +428,11 @@ class BrowserSession:
                 self._tasks.spawn,
                 old,
                 new,
+                own,
                 budget,
             )
-            return EmulationResult(new, emulation.change_notes(old, new) + tuple(notes))
+            notes = [*emulation.change_notes(old, new), *notes]
+            return EmulationResult(new, tuple(notes), own_viewport=own)
 
     async def save_storage_state(
         self, file: str | None = None, *, timeout_ms: float | None = None

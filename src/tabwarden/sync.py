@@ -835,7 +835,10 @@ class BrowserSession(Facade[AsyncBrowserSession]):
         given as that model (``change``) or as keyword arguments (``width=400``; they win
         over the model's); a first argument that is text names a device preset
         (``emulate("pixel-8")``). Only what is given changes (None keeps a setting);
-        ``reset=True`` first returns everything to the browser's own. ``device`` is a
+        ``reset=True`` first returns everything to the browser's own. ``width`` and
+        ``height`` replace the session's viewport (a launched browser's configured size,
+        ``browser.window_width`` x ``window_height``; an attached browser's windows keep
+        theirs): one alone keeps the other side. ``device`` is a
         preset (``iphone-15``, ``pixel-8``, ``desktop-1080p``… see ``emulation.DEVICES``);
         ``network`` a preset (``slow-3g``, ``fast-3g``, ``4g``), ``none``, or custom via
         ``latency_ms``, ``download_kbps``, ``upload_kbps``; ``cpu_throttling`` a slowdown

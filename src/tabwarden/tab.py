@@ -24,6 +24,7 @@ from .budget import Budget
 from .cdp_page import CdpPage
 from .clipping import clip_title, clip_url
 from .content import ImageList, PageContent, page_content, page_images
+from .counting import counted
 from .diagnostics import storage
 from .diagnostics.console import ConsoleReport
 from .diagnostics.network import NetworkReport, RequestFilter
@@ -354,7 +355,10 @@ class Tab:
             element = await resolve(self._page, ref, budget)
             final, secret = await forms.fill(self._page, element, value, budget)
             if secret:
-                return element.label, f"set to {len(value)} characters (a password, not shown)"
+                return (
+                    element.label,
+                    f"set to {counted(len(value), 'character')} (a password, not shown)",
+                )
             shown = _clip(value)
             note = "" if final == value else f" (the field now holds {_clip(final)})"
             return element.label, f"set to {shown}{note}"
@@ -382,7 +386,9 @@ class Tab:
             await forms.type_text(self._page, text, budget, delay_ms=delay_ms, ref=ref)
             if submit:
                 await forms.press(self._page, "Enter", budget)
-            return label, f"typed {len(text)} characters" + (" and pressed Enter" if submit else "")
+            return label, f"typed {counted(len(text), 'character')}" + (
+                " and pressed Enter" if submit else ""
+            )
 
         return await self._page.act("type", timeout_ms, body, ref)
 
@@ -410,7 +416,7 @@ class Tab:
         async def body(budget: Budget) -> tuple[str, str]:
             element = await resolve(self._page, ref, budget)
             chosen = await forms.select_options(element, _as_list(values), budget)
-            return element.label, "selected " + ", ".join(map(repr, chosen))
+            return element.label, "selected " + ", ".join(o.describe() for o in chosen)
 
         return await self._page.act("select", timeout_ms, body, ref)
 
@@ -481,7 +487,7 @@ class Tab:
                 session, object_id = element.session, element.object_id
             text, total = await forms.page_text(session, object_id, budget, max_chars)
             if total > len(text):
-                text += f"\n[… {total - len(text):,} more characters]"
+                text += f"\n[… {counted(total - len(text), 'more character')}]"
             return text
 
     async def wait(

@@ -135,7 +135,7 @@ async def test_find_in_a_snapshot_matches_like_wait(tab):
     snapshot = await tab.snapshot(find="WELCOME\u00a0 aboard")
     assert any('- heading "Welcome aboard"' in line for line in snapshot.text.splitlines())
     snapshot = await tab.snapshot(full=True, find="STRASSE")
-    assert "# 1 lines match 'STRASSE'" in snapshot.text
+    assert "# 1 line matches 'STRASSE'" in snapshot.text
     assert '- paragraph "Straße"' in snapshot.text
     snapshot = await tab.snapshot(full=True, find="/total: 42 items/")
     assert '"Total: 42 items in cart"' in snapshot.text

@@ -139,7 +139,7 @@ async def test_downloads_tool_lists_and_flags(server, tmp_path):
         result = await call_tool(ctx, "browser_downloads", {})
         text = result.final_text()
         assert result.untrusted and text.startswith(UNTRUSTED_MARK + "\n")
-        assert "2 downloads (1 older ones forgotten; their files stay)" in text
+        assert "2 downloads (1 older one forgotten; its file stays)" in text
         assert "setup.exe" in text and "run.sh" in text and "notes.txt" not in text
         assert result.data["dropped"] == 1 and result.data["capacity"] == 2
         assert all(d["executable"] for d in result.data["downloads"])

@@ -13,7 +13,13 @@ import pytest
 import tabwarden
 from tabwarden.budget import Budget
 from tabwarden.config import Config
-from tabwarden.diagnostics.recording import Frame, html_player, jpeg_size, write_recording
+from tabwarden.diagnostics.recording import (
+    Frame,
+    find_ffmpeg,
+    html_player,
+    jpeg_size,
+    write_recording,
+)
 from tabwarden.errors import ActionError, PathNotAllowed
 from tabwarden.safety.paths import WorkspacePaths
 
@@ -200,3 +206,30 @@ async def test_with_ffmpeg_a_recording_becomes_a_webm(server, tmp_path):
         saved = await tab.record_stop("clip")
     assert saved.format == "webm" and saved.path.suffix == ".webm" and not saved.note
     assert saved.path.read_bytes()[:4] == b"\x1a\x45\xdf\xa3"  # Matroska/WebM
+
+
+@pytest.mark.browser
+async def test_with_no_ffmpeg_on_path_the_imageio_ffmpeg_binary_makes_the_webm(
+    server, tmp_path, monkeypatch
+):
+    import imageio_ffmpeg  # the video extra (and the dev one): installed for the tests
+
+    config = tabwarden.Config()
+    assert config.files.ffmpeg == "ffmpeg"  # the default: a name looked up on PATH
+    async with tabwarden.launch(isolated=True, workspace=tmp_path, config=config) as browser:
+        tab = await browser.new_tab(server.url("/files_anim.html"))
+        await tab.record_start(max_width=333)
+        await _until_frames(tab, 5)
+        monkeypatch.setenv("PATH", str(tmp_path))  # a PATH with no ffmpeg on it
+        assert shutil.which("ffmpeg") is None
+        saved = await tab.record_stop("clip")
+    assert saved.format == "webm" and not saved.note
+    assert saved.path.read_bytes()[:4] == b"\x1a\x45\xdf\xa3"  # Matroska/WebM
+    assert find_ffmpeg("ffmpeg") == imageio_ffmpeg.get_ffmpeg_exe()
+
+
+def test_only_the_default_name_falls_back_to_imageio_ffmpeg(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert find_ffmpeg("") is None  # always the HTML player
+    assert find_ffmpeg("no-ffmpeg-by-this-name") is None  # what was configured, or nothing
+    assert find_ffmpeg("ffmpeg") is not None

@@ -223,7 +223,7 @@ async def test_load_state_reaches_origins_without_contacting_them(browser, works
     # app.example.test does not resolve: only a page served without the network works.
     loaded = await browser.load_storage_state("unreachable.json")
     assert loaded.changed == 3
-    assert "2 localStorage entries of 1 origins" in loaded.text()
+    assert "1 cookie and 2 localStorage entries of 1 origin from" in loaded.text()
     cookies = await browser.cdp("Storage.getCookies")
     assert any(c["name"] == "pref" for c in cookies["cookies"])
 

@@ -357,3 +357,18 @@ async def test_many_snapshots_in_a_row_keep_the_page_alive(tab, server):
     assert '- clickable "A role-less card"' in snap.text
     reply = await tab.cdp("Runtime.evaluate", {"expression": "1 + 1"}, timeout_ms=2000)
     assert reply["result"]["value"] == 2
+
+
+async def test_a_label_takes_the_text_of_fields_it_holds_but_no_checkbox_value(tab, server):
+    await tab.navigate(server.url("/snap_label_names.html"))
+    text = (await tab.snapshot()).text
+    assert '- checkbox "Gift wrap"' in text
+    assert '- checkbox "Add a card"' in text  # named by its own label, through aria-labelledby
+    assert '- radio "Express delivery"' in text
+    assert '"Ribbon colour"' in text
+    # Text fields, number fields and selects in a label give their value, as accname says.
+    assert '- textbox "Note" ' in text  # the checkbox before it gives nothing
+    assert '- spinbutton "Quantity boxes"' in text
+    assert '- combobox "Size box"' in text
+    assert '- spinbutton "Cases of 2 bottles"' in text
+    assert '"on' not in text and " on " not in text and "#ff0000" not in text

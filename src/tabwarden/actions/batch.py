@@ -6,6 +6,7 @@ import time
 from typing import Any
 
 from ..budget import Budget
+from ..counting import counted
 from ..errors import ActionError, InvalidArgument, TabwardenError
 from .receipt import Receipt
 
@@ -64,7 +65,7 @@ async def run_batch(tab: object, steps: list[dict[str, Any]], budget: Budget) ->
             raise BatchError(
                 f"step {index + 1} of {len(steps)} ({name}) failed after "
                 f"{(time.monotonic() - started) * 1000:.0f} ms: {exc.message}; "
-                f"{len(receipts)} steps ran before it",
+                f"{counted(len(receipts), 'step')} ran before it",
                 step=index,
                 receipts=receipts,
                 cause=exc,

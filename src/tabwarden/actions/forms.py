@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..budget import Budget
@@ -16,6 +18,7 @@ if TYPE_CHECKING:
     from ..page import Page
 
 __all__ = [
+    "ChosenOption",
     "check_state",
     "fill",
     "focus",
@@ -117,9 +120,11 @@ _SELECT = """function(values) {
   if (this.tagName !== 'SELECT') return {error: 'not-select'};
   if (this.disabled) return {error: 'disabled'};
   const options = [...this.options];
-  const chosen = [], missing = [];
+  const chosen = [], missing = [], byValue = new Set();
   for (const wanted of values) {
-    const option = options.find(o => o.value === wanted)
+    let option = options.find(o => o.value === wanted);
+    if (option) byValue.add(option);
+    option = option
       || options.find(o => o.label.trim() === wanted.trim() || o.text.trim() === wanted.trim());
     if (option) chosen.push(option); else missing.push(wanted);
   }
@@ -129,7 +134,8 @@ _SELECT = """function(values) {
   for (const option of options) option.selected = chosen.includes(option);
   this.dispatchEvent(new Event('input', {bubbles: true}));
   this.dispatchEvent(new Event('change', {bubbles: true}));
-  return {selected: chosen.map(o => o.value)};
+  return {selected: chosen.map(o => ({
+    label: o.label.trim(), value: o.value, byValue: byValue.has(o)}))};
 }"""
 
 _CHECKED = """function() {
@@ -268,7 +274,25 @@ async def press(tab: Page, key: str, budget: Budget) -> None:
     await _send_keys(tab.frames.main_session, chord_events(parse_chord(key)), budget)
 
 
-async def select_options(element: Element, values: list[str], budget: Budget) -> list[str]:
+@dataclass(frozen=True, slots=True)
+class ChosenOption:
+    """An option a select call chose."""
+
+    label: str
+    """What the page shows for it."""
+    value: str
+    by_value: bool
+    """The call named it by its value (else by its label)."""
+
+    def describe(self) -> str:
+        """Its label, quoted; with the value the call gave when the label differs."""
+        shown = _quoted(self.label) if self.label else "(no label)"
+        if self.by_value and self.value != self.label:
+            return f"{shown} (value {_quoted(self.value)})"
+        return shown
+
+
+async def select_options(element: Element, values: list[str], budget: Budget) -> list[ChosenOption]:
     if isinstance(values, str):
         values = [values]
     if not values or not all(isinstance(v, str) for v in values):
@@ -297,8 +321,11 @@ async def select_options(element: Element, values: list[str], budget: Budget) ->
             f"{element.label} has no option {', '.join(map(repr, result['missing']))}",
             hint="choose from: " + ", ".join(map(repr, result["available"])),
         )
-    chosen: list[str] = result["selected"]
-    return chosen
+    return [ChosenOption(o["label"], o["value"], o["byValue"]) for o in result["selected"]]
+
+
+def _quoted(text: str, limit: int = 80) -> str:
+    return json.dumps(text if len(text) <= limit else text[: limit - 1] + "…", ensure_ascii=False)
 
 
 async def check_state(element: Element, budget: Budget) -> bool | str:

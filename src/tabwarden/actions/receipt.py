@@ -28,6 +28,7 @@ from ..budget import Budget
 from ..calls import call
 from ..cdp.protocol import Event, Subscription
 from ..clipping import clip_title, clip_url
+from ..counting import counted
 from ..diagnostics.network import NetworkRequest
 from ..errors import CDPError, DeadlineExceeded, TabwardenError
 from ..page import PageView
@@ -153,8 +154,7 @@ class Receipt:
         if self.still_open:
             count = len(self.still_open)
             lines.append(
-                f"still waiting on {count} request{'s' if count > 1 else ''}: "
-                + _listed(self.still_open)
+                f"still waiting on {counted(count, 'request')}: " + _listed(self.still_open)
             )
         for error in self.console_errors:
             lines.append(f"console error: {error}")

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..budget import Budget
+from ..counting import counted
 from ..errors import CDPError
 from ..frames import FrameRegistry
 from ..snapshot.walker import world
@@ -272,7 +273,9 @@ class TextChanges:
         if self.overflow:
             out.append("… and more: the page changed a lot, snapshot(full=true) to read it")
         elif left:
-            out.append(f"… {left:,} more text changes: snapshot(full=true) to read the page")
+            out.append(
+                f"… {counted(left, 'more text change')}: snapshot(full=true) to read the page"
+            )
         return out
 
     def to_dict(self) -> dict[str, Any]:

@@ -32,6 +32,9 @@ class Backend(Protocol):
     tabwarden only attached to it."""
     needs_dialog_bridge: bool
     """True when something between us and the browser auto-dismisses native dialogs."""
+    viewport: tuple[int, int] | None
+    """The viewport (CSS px) every page gets where emulation sets none: a launched
+    browser's configured size; None keeps each window's own (an attached browser)."""
 
     async def start(self, budget: Budget) -> Endpoint: ...
 

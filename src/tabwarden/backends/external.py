@@ -137,6 +137,7 @@ class CDPEndpoint:
         self.cdp_url = cdp_url
         self.consent = consent
         self.needs_dialog_bridge = needs_dialog_bridge
+        self.viewport: tuple[int, int] | None = None  # the user's windows keep their size
 
     def exit_status(self) -> str | None:
         return None

@@ -76,6 +76,9 @@ class LocalOptions:
     session_name: str = "default"
     extra_args: Sequence[str] = field(default_factory=tuple)
     window_size: tuple[int, int] = (1280, 720)
+    """The viewport pages get (CSS px), whatever their window's size (the backend's
+    ``viewport``); the window is launched as large, and the browser draws its own parts
+    (headless ones too) inside it."""
     allow_foreign_profile: bool = False
     """The user consented to a profile of their choosing in ``extra_args``
     (``--user-data-dir``, ``--profile-directory``): ``safety.allow_attach``."""
@@ -132,6 +135,7 @@ class LocalChromium:
 
     def __init__(self, options: LocalOptions | None = None) -> None:
         self.options = options or LocalOptions()
+        self.viewport: tuple[int, int] | None = self.options.window_size
         self._process: subprocess.Popen[bytes] | None = None
         self._tracked: TrackedBrowser | None = None
         self._run_dir: Path | None = None

@@ -17,6 +17,7 @@ import tabwarden
 
 from ..backends.reaper import pid_alive
 from ..budget import Budget
+from ..counting import counted
 from ..errors import DeadlineExceeded, TabwardenError
 from ..navigation import NavigationResult
 from ..session import BrowserSession
@@ -92,14 +93,14 @@ async def run_demo(out: Out = print, headless: bool = True) -> int:
         out("")
         out(
             f"demo failed at step {narrator.failed or 'setup'!r} after {total:.2f} s "
-            f"({len(narrator.steps)} steps passed)"
+            f"({counted(len(narrator.steps), 'step')} passed)"
         )
         return 1
     total = time.perf_counter() - narrator.started
     slowest = max(narrator.steps, key=lambda s: s[1])
     out("")
     out(
-        f"ok: {len(narrator.steps)} steps in {total:.2f} s "
+        f"ok: {counted(len(narrator.steps), 'step')} in {total:.2f} s "
         f"(slowest: {slowest[0]}, {slowest[1] * 1000:.0f} ms)"
     )
     return 0
@@ -171,7 +172,7 @@ async def _session(narrator: _Narrator, site: DemoSite, *, headless: bool) -> No
 
         async with step("snapshot") as said:
             snapshot = await tab.snapshot()
-            said.append(f"{len(snapshot.lines)} lines, {snapshot.page.chars} chars")
+            said.append(f"{counted(len(snapshot.lines), 'line')}, {snapshot.page.chars} chars")
         for line in snapshot.text.splitlines()[1:-1]:
             narrator.line(f"{'':12}{line}")
 

@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 
 from ..cdp.connection import CDPConnection
 from ..cdp.protocol import ANY_SESSION, Event, Subscription
+from ..counting import counted
 from ..errors import InvalidArgument
 from .journal import Journal
 
@@ -156,7 +157,8 @@ class ConsoleReport:
         if self.dropped:
             notes.append(f"{self.dropped} dropped")
         if self.missed:
-            notes.append(f"{self.missed} unread entries were dropped")
+            verb = "was" if self.missed == 1 else "were"
+            notes.append(f"{counted(self.missed, 'unread entry', 'unread entries')} {verb} dropped")
         if self.cleared:
             notes.append("cleared after reading")
         lines = [f"{head} ({', '.join(notes)})"]
@@ -333,7 +335,7 @@ class ConsoleLog:
             return ""
         uncaught = sum(entry.level == "exception" for entry in new)
         detail = f" ({uncaught} uncaught)" if uncaught else ""
-        return f"console: {_count(len(new), 'error')}{detail} since last snapshot"
+        return f"console: {counted(len(new), 'error')}{detail} since last snapshot"
 
     # ---- event handlers (on the reader: never await) --------------------------------
 
@@ -563,7 +565,3 @@ def _seconds(timestamp_ms: Any) -> float:
     if isinstance(timestamp_ms, (int, float)) and timestamp_ms > 0:
         return float(timestamp_ms) / 1000
     return time.time()
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" + ("" if n == 1 else "s")

@@ -25,6 +25,7 @@ from typing import Any, Literal
 from ..budget import Budget
 from ..cdp.connection import CDPConnection
 from ..cdp.protocol import Event, Subscription
+from ..counting import counted
 from ..errors import CDPError, DeadlineExceeded, InvalidArgument, PathNotAllowed
 from ..safety.paths import WorkspacePaths, safe_file_name
 from ..supervisor.buffers import RingStatistics
@@ -176,9 +177,12 @@ class DownloadList:
 
     def text(self) -> str:
         stats = self.statistics
-        head = f"{stats.size} downloads"
+        head = counted(stats.size, "download")
         if stats.dropped:
-            head += f" ({stats.dropped} older ones forgotten; their files stay)"
+            forgotten = "older one forgotten; its file stays"
+            if stats.dropped != 1:
+                forgotten = "older ones forgotten; their files stay"
+            head += f" ({stats.dropped:,} {forgotten})"
         if self.folder is not None:
             head += f", saved in {self.folder}"
         lines = [head]

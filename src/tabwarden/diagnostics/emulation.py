@@ -5,6 +5,11 @@ open tab (and its cross-origin iframes, where a setting is per target: user agen
 locale, timezone, media, network, CPU); new tabs, popups and iframes get the same
 commands while they are paused at set-up, before their first script runs.
 
+A launched browser's pages have the session's own viewport (the configured size) as
+an override whatever their window's size: a window's size includes what the browser
+draws around the page (headless Chromium's too), and a popup's window is sized by the
+page that opened it. An attached browser's pages keep their window's.
+
 Touch emulation gives pages touch support, but mouse input stays mouse input
 (``Emulation.setEmitTouchEventsForMouse`` is not used): the agent's clicks, hovers
 and drags are mouse events, and as touches hover and drag would be lost.
@@ -41,16 +46,19 @@ __all__ = [
     "EmulationState",
     "Geolocation",
     "NetworkProfile",
+    "Size",
     "apply",
     "change_notes",
     "commands",
     "emulation_change",
     "find_device",
     "updated",
-    "viewport_command",
+    "viewport_commands",
 ]
 
 Command = tuple[str, dict[str, Any]]
+Size = tuple[int, int]
+"""Width and height in CSS pixels."""
 _LATE_S = 60.0
 _RELEASE_S = 1.0
 """How long a page may take to show its own size again once the override is cleared."""
@@ -243,15 +251,20 @@ class EmulationState:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
-    def describe(self) -> str:
-        """One line per setting that differs from the browser's own."""
+    def describe(self, own_viewport: Size | None = None) -> str:
+        """One line per setting that differs from the browser's own (``own_viewport``:
+        the session's viewport, where the emulation sets none)."""
+        own_width, own_height = own_viewport or ("window", "window")
         if self.is_default:
-            return "no emulation: the browser's own viewport, user agent, locale and network"
+            viewport = (
+                f"viewport {own_width}x{own_height}" if own_viewport else "the window's viewport"
+            )
+            return f"no emulation: {viewport}, the browser's own user agent, locale and network"
         lines = []
         if self.device:
             lines.append(f"device: {self.device}")
         if self.width or self.height or self.device_scale_factor:
-            size = f"{self.width or 'window'}x{self.height or 'window'}"
+            size = f"{self.width or own_width}x{self.height or own_height}"
             lines.append(f"viewport: {size} at {self.device_scale_factor or 1:g}x")
         flags = [name for name in ("mobile", "touch", "offline") if getattr(self, name)]
         if flags:
@@ -284,9 +297,12 @@ class EmulationResult:
 
     state: EmulationState
     notes: tuple[str, ...] = ()
+    own_viewport: Size | None = None
+    """The session's own viewport (None: the window's), which the state's size replaces."""
 
     def text(self) -> str:
-        return "\n".join([self.state.describe(), *(f"note: {n}" for n in self.notes)])
+        described = self.state.describe(self.own_viewport)
+        return "\n".join([described, *(f"note: {n}" for n in self.notes)])
 
     def to_dict(self) -> dict[str, Any]:
         return {"state": self.state.to_dict(), "notes": list(self.notes)}
@@ -370,9 +386,15 @@ def find_device(name: str) -> Device:
 
 
 def commands(
-    state: EmulationState, browser_user_agent: str, *, top_level: bool, full: bool
+    state: EmulationState,
+    browser_user_agent: str,
+    own_viewport: Size | None,
+    *,
+    top_level: bool,
+    full: bool,
 ) -> list[Command]:
-    """CDP commands that put a target in ``state``.
+    """CDP commands that put a target in ``state`` (``own_viewport``: the session's
+    viewport where ``state`` sets none; None: the window's).
 
     ``full`` also sends the commands that undo settings at their default (for targets
     already running); without it only what differs is sent (a new target starts at
@@ -381,8 +403,8 @@ def commands(
     s = state
     out: list[Command] = []
     if top_level:
-        if s.width or s.height or s.device_scale_factor or s.mobile or full:
-            out.append(viewport_command(s))
+        if s.width or s.height or s.device_scale_factor or s.mobile or own_viewport or full:
+            out += viewport_commands(s, own_viewport, replacing=full)
         if s.geolocation is not None:
             g = s.geolocation
             # The page's own session grants it, so a relaunched browser gets it again too.
@@ -431,25 +453,38 @@ def commands(
     return out
 
 
-def viewport_command(
-    state: EmulationState, *, width: int | None = None, height: int | None = None
-) -> Command:
-    """The command that gives a page the session's viewport (the emulated one, or the
-    window's own); ``width`` or ``height`` (CSS px) replace that one dimension alone."""
+def viewport_commands(
+    state: EmulationState,
+    own_viewport: Size | None,
+    *,
+    width: int | None = None,
+    height: int | None = None,
+    replacing: bool,
+) -> list[Command]:
+    """The commands that give a page the session's viewport: the emulated one, else the
+    session's own (``own_viewport``), else the window's; ``width`` or ``height`` (CSS px)
+    replace that one dimension alone. ``replacing``: the page may have an override
+    already (a running page, a borrowed viewport).
+
+    ``Emulation.setDeviceMetricsOverride`` takes 0 as "the window's own" for a
+    dimension, but a dimension overridden before keeps its value: a page that may have
+    one gets the override cleared first.
+    """
     s = state
-    if not (width or height or s.width or s.height or s.device_scale_factor or s.mobile):
-        return ("Emulation.clearDeviceMetricsOverride", {})
-    # 0 keeps the window's own value for that one dimension (but a dimension overridden
-    # before keeps that value: only clearing the override gives the window's back).
-    return (
-        "Emulation.setDeviceMetricsOverride",
-        {
-            "width": width or s.width or 0,
-            "height": height or s.height or 0,
-            "deviceScaleFactor": s.device_scale_factor or 0,
-            "mobile": s.mobile,
-        },
-    )
+    emulated = width or height or s.width or s.height or s.device_scale_factor or s.mobile
+    if not emulated and own_viewport is None:
+        return [("Emulation.clearDeviceMetricsOverride", {})]
+    own_width, own_height = own_viewport or (0, 0)
+    override = {
+        "width": width or s.width or own_width,
+        "height": height or s.height or own_height,
+        "deviceScaleFactor": s.device_scale_factor or 0,  # 0: the screen's own
+        "mobile": s.mobile,
+    }
+    out: list[Command] = [("Emulation.setDeviceMetricsOverride", override)]
+    if replacing and not (override["width"] and override["height"]):
+        out.insert(0, ("Emulation.clearDeviceMetricsOverride", {}))
+    return out
 
 
 async def apply(
@@ -459,9 +494,11 @@ async def apply(
     spawn: Callable[[Coroutine[Any, Any, None]], object],
     old: EmulationState,
     new: EmulationState,
+    own_viewport: Size | None,
     budget: Budget,
 ) -> list[str]:
-    """Send ``new`` to every open tab and its iframes; returns what did not take."""
+    """Send ``new`` to every open tab and its iframes (``own_viewport``: the session's
+    viewport where ``new`` sets none); returns what did not take."""
     ua = user_agent
     problems: list[str] = []
     if old.geolocation is not None and new.geolocation is None:
@@ -471,8 +508,8 @@ async def apply(
     released: list[CDPSession] = []  # pages whose emulated size is being cleared
     for tab in [t for t in pages if not t.closed]:
         page = await tab.ready_session(budget)
-        targets = [(page, commands(new, ua, top_level=True, full=True))]
-        frame_commands = commands(new, ua, top_level=False, full=True)
+        targets = [(page, commands(new, ua, own_viewport, top_level=True, full=True))]
+        frame_commands = commands(new, ua, own_viewport, top_level=False, full=True)
         targets += [(s, frame_commands) for s in tab.frames.sessions() if s is not page]
         if tab.pending_dialogs:
             # A page paused in a dialog answers once the dialog is: the commands are
@@ -484,7 +521,7 @@ async def apply(
             problems.append(f"tab {tab.id} is paused by a dialog: it changes once answered")
             continue
         sends += [(tab.id, target, c) for target, batch in targets for c in batch]
-        if (old.width or old.height) and not (new.width or new.height):
+        if (old.width or old.height) and not (new.width or new.height or own_viewport):
             released.append(page)
     results = await asyncio.gather(
         *(target.send(method, params, budget=budget) for _, target, (method, params) in sends),

@@ -18,6 +18,7 @@ from ..budget import Budget
 from ..cdp.connection import CDPConnection
 from ..cdp.protocol import ANY_SESSION, Event, Subscription
 from ..cdp.session import CDPSession
+from ..counting import counted
 from ..errors import CDPError, InvalidArgument
 from .journal import Journal
 
@@ -518,12 +519,12 @@ class NetworkLog:
         parts = []
         failed = unseen.pop("failed", 0)
         if failed:
-            parts.append(f"{failed} failed request" + ("" if failed == 1 else "s"))
+            parts.append(counted(failed, "failed request"))
         statuses = unseen.most_common()
         parts += [f"{count} HTTP {status}" for status, count in statuses[:3]]
         rest = sum(count for _, count in statuses[3:])
         if rest:
-            parts.append(f"{rest} more HTTP errors")
+            parts.append(counted(rest, "more HTTP error"))
         return "network: " + ", ".join(parts)
 
     # ---- event handlers (on the reader: never await) --------------------------------

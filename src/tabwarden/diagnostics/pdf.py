@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..budget import Budget
+from ..counting import counted
 from ..errors import ActionError, CDPError, InvalidArgument
 from .streams import save_stream
 
@@ -47,7 +48,7 @@ class PdfFile:
     """None when the file was too large to count cheaply."""
 
     def text(self, tab_id: str) -> str:
-        pages = "" if self.pages is None else f", {self.pages} page{'s' * (self.pages != 1)}"
+        pages = "" if self.pages is None else f", {counted(self.pages, 'page')}"
         return f"saved a PDF of tab {tab_id} to {self.path} ({self.bytes:,} bytes{pages})"
 
     def to_dict(self) -> dict[str, Any]:

@@ -3,7 +3,8 @@
 ``Page.startScreencast`` sends a JPEG frame whenever the page repaints; each one is
 acknowledged (``Page.screencastFrameAck``) or the browser stops sending. Frames are
 kept with their timestamps in a ring bounded by count and bytes. On stop they become
-a WebM when ffmpeg is available, otherwise a self-contained HTML file that plays them
+a WebM when ffmpeg is available (on PATH, configured, or the binary of the optional
+imageio-ffmpeg package), otherwise a self-contained HTML file that plays them
 back (play, pause, seek) with their real timing.
 """
 
@@ -13,6 +14,7 @@ import asyncio
 import base64
 import contextlib
 import html
+import importlib
 import json
 import logging
 import shutil
@@ -29,6 +31,7 @@ from ..budget import Budget
 from ..cdp.protocol import Event, Subscription
 from ..cdp.session import CDPSession
 from ..config import FilesConfig
+from ..counting import counted
 from ..errors import ActionError, DeadlineExceeded, InvalidArgument, TabwardenError
 from ..safety.paths import WorkspacePaths
 from ..supervisor.buffers import RingStatistics
@@ -40,6 +43,7 @@ __all__ = [
     "RecordingStarted",
     "Recordings",
     "ScreencastRecorder",
+    "find_ffmpeg",
     "html_player",
     "jpeg_size",
     "write_recording",
@@ -48,6 +52,7 @@ __all__ = [
 logger = logging.getLogger("tabwarden.recording")
 
 RecordingFormat = Literal["auto", "webm", "html"]
+DEFAULT_FFMPEG: str = FilesConfig.model_fields["ffmpeg"].default
 _SAVE_ON_CLOSE_S = 10.0
 
 
@@ -99,10 +104,12 @@ class RecordingFile:
     def text(self) -> str:
         lines = [
             f"recording saved to {self.path} ({self.format}, {self.bytes:,} bytes, "
-            f"{self.frames} frames over {self.duration_ms:,} ms)"
+            f"{counted(self.frames, 'frame')} over {self.duration_ms:,} ms)"
         ]
         if self.dropped:
-            lines.append(f"{self.dropped} earlier frames were dropped (recording limits)")
+            dropped = counted(self.dropped, "earlier frame")
+            verb = "was" if self.dropped == 1 else "were"
+            lines.append(f"{dropped} {verb} dropped (recording limits)")
         if self.frames == 0:
             lines.append("no frames: the page did not repaint while it was recorded")
         if self.note:
@@ -229,7 +236,7 @@ async def write_recording(
     budget: Budget,
     *,
     format: RecordingFormat = "auto",
-    ffmpeg: str = "ffmpeg",
+    ffmpeg: str = DEFAULT_FFMPEG,
     dropped: int = 0,
     started_at: float | None = None,
     title: str = "",
@@ -244,9 +251,12 @@ async def write_recording(
     duration_ms = int(max(0.0, end - start) * 1000)
     note = ""
     if format != "html" and frames:
-        found = shutil.which(ffmpeg) if ffmpeg else None
+        found = find_ffmpeg(ffmpeg)
         if found is None:
-            note = "no ffmpeg for WebM: saved as a self-contained HTML player to open in a browser"
+            note = (
+                "no ffmpeg for WebM (install ffmpeg, or imageio-ffmpeg in tabwarden's Python "
+                "environment): saved as a self-contained HTML player to open in a browser"
+            )
         else:
             target = _target(paths, path, ".webm")
             try:
@@ -266,6 +276,24 @@ async def write_recording(
     return RecordingFile(
         target, "html", target.stat().st_size, len(frames), dropped, duration_ms, note
     )
+
+
+def find_ffmpeg(setting: str) -> str | None:
+    """The ffmpeg executable ``files.ffmpeg`` names (empty: none). The default name,
+    ``ffmpeg``, when it is not on PATH, falls back to the binary of the imageio-ffmpeg
+    package where it is installed (an optional dependency: the ``video`` extra)."""
+    if not setting:
+        return None
+    found = shutil.which(setting)
+    if found is not None or setting != DEFAULT_FFMPEG:
+        return found
+    try:
+        package = importlib.import_module("imageio_ffmpeg")
+        bundled = str(package.get_ffmpeg_exe())
+    except (ImportError, RuntimeError) as exc:  # not installed, or no binary for here
+        logger.debug("no ffmpeg on PATH and none from imageio-ffmpeg: %s", exc)
+        return None
+    return shutil.which(bundled)
 
 
 def _target(paths: WorkspacePaths, path: str | None, suffix: str) -> Path:

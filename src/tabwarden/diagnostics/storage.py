@@ -35,6 +35,7 @@ from ..arguments import model_from
 from ..budget import Budget
 from ..cdp.protocol import Event
 from ..cdp.session import CDPSession
+from ..counting import counted
 from ..errors import CDPError, DeadlineExceeded, InvalidArgument, TabwardenError
 
 if TYPE_CHECKING:
@@ -233,7 +234,8 @@ async def save_state(services: SessionServices, budget: Budget, file: str | None
     partitioned = [c for c in cookies if c.get("partitionKey")]
     if partitioned:
         notes.append(
-            f"{len(partitioned)} partitioned (third-party) cookies are not saved: the file "
+            f"{counted(len(partitioned), 'partitioned (third-party) cookie')} "
+            f"{'is' if len(partitioned) == 1 else 'are'} not saved: the file "
             "format has no place for their partition"
         )
     saved = [_playwright_cookie(c) for c in cookies if not c.get("partitionKey")]
@@ -248,7 +250,11 @@ async def save_state(services: SessionServices, budget: Budget, file: str | None
     }
     _write_private(target, json.dumps(state, indent=2, ensure_ascii=False) + "\n")
     items = sum(len(entries) for entries in origins.values())
-    scope = f"{len(saved)} cookies and {items} localStorage entries of {len(origins)} origins"
+    scope = (
+        f"{counted(len(saved), 'cookie')} and "
+        f"{counted(items, 'localStorage entry', 'localStorage entries')} "
+        f"of {counted(len(origins), 'origin')}"
+    )
     return StorageResult(
         "save_state",
         "state",
@@ -307,7 +313,11 @@ async def load_state(services: SessionServices, budget: Budget, file: str) -> St
                 )
                 items += len(entries)
     cookies = len(state.cookies) - len(refused)
-    scope = f"{cookies} cookies and {items} localStorage entries of {len(with_items)} origins"
+    scope = (
+        f"{counted(cookies, 'cookie')} and "
+        f"{counted(items, 'localStorage entry', 'localStorage entries')} "
+        f"of {counted(len(with_items), 'origin')}"
+    )
     return StorageResult(
         "load_state", "state", scope, changed=cookies + items, file=str(source), notes=tuple(notes)
     )

@@ -18,6 +18,7 @@ from typing import Any
 from ..budget import Budget
 from ..cdp.connection import CDPConnection
 from ..cdp.session import CDPSession
+from ..counting import counted
 from ..errors import ActionError, CDPError, InvalidArgument, TabwardenError
 from ..safety.paths import WorkspacePaths
 from .streams import save_stream
@@ -56,7 +57,7 @@ class TraceStarted:
     def text(self) -> str:
         shots = " with screenshots" if self.screenshots else ""
         return (
-            f"tracing started{shots} ({len(self.categories)} categories); "
+            f"tracing started{shots} ({counted(len(self.categories), 'category', 'categories')}); "
             "do what should be measured, then call trace_stop"
         )
 
@@ -75,7 +76,7 @@ class TraceFile:
     """The browser's trace buffer filled up and dropped events."""
 
     def text(self) -> str:
-        events = "" if self.events is None else f", {self.events:,} events"
+        events = "" if self.events is None else f", {counted(self.events, 'event')}"
         lines = [
             f"trace of {self.duration_ms:,} ms saved to {self.path} ({self.bytes:,} bytes"
             f"{events}); open it in Chrome DevTools (Performance panel) or Perfetto "

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..budget import Budget
 from ..cdp.protocol import Event
+from ..counting import counted
 from ..errors import NavigationFailed, PolicyDenied
 from ..navigation import navigation_failure
 from ..supervisor.buffers import Ring, RingStatistics
@@ -165,7 +166,9 @@ class PolicyGuard:
                 )
             lines.append(f"{what} blocked by policy: {decision.describe()}")
         if len(blocked) > _RECEIPT_LINES:
-            lines.append(f"{len(blocked) - _RECEIPT_LINES} more requests blocked by policy")
+            lines.append(
+                f"{counted(len(blocked) - _RECEIPT_LINES, 'more request')} blocked by policy"
+            )
         return lines
 
     # ---- tabwarden's own navigations -----------------------------------------------

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from ..counting import counted
 from ..errors import InvalidArgument
 from . import Snapshot
 from .model import SnapshotNode
@@ -203,7 +204,7 @@ class CaptureStore:
         if cursor.line > len(capture.selected):
             raise InvalidArgument(
                 f"cursor={text!r} is past the end of snapshot {capture.id} "
-                f"({len(capture.selected)} lines)",
+                f"({counted(len(capture.selected), 'line')})",
                 hint="use the cursor the previous page ends with, or 0 to start over",
             )
         return capture

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from ..clipping import clip
+from ..counting import counted
 from ..errors import InvalidArgument
 from ..textmatch import text_pattern
 from .model import LeftOut, SnapshotNode
@@ -85,16 +86,12 @@ def _left_out_line(left_out: LeftOut, scope: str) -> str:
     """``# not shown: 12 text blocks, 1 table (2,000 rows), 3 images — …``"""
     parts = []
     if left_out.text_blocks:
-        parts.append(_count(left_out.text_blocks, "text block"))
+        parts.append(counted(left_out.text_blocks, "text block"))
     if left_out.tables:
-        parts.append(f"{_count(left_out.tables, 'table')} ({_count(left_out.rows, 'row')})")
+        parts.append(f"{counted(left_out.tables, 'table')} ({counted(left_out.rows, 'row')})")
     if left_out.images:
-        parts.append(_count(left_out.images, "image"))
+        parts.append(counted(left_out.images, "image"))
     return f'# not shown: {", ".join(parts)} — snapshot(full=true), find="…" or scope={scope}'
-
-
-def _count(n: int, thing: str) -> str:
-    return f"{n:,} {thing}" + ("" if n == 1 else "s")
 
 
 def _children(node: SnapshotNode) -> list[SnapshotNode]:
@@ -207,7 +204,10 @@ def select_lines(
         return header, lines
     matcher = _matcher(find)
     lines = [line for line in lines if matcher(line)]
-    return [*header, f"# {len(lines)} lines match {find!r}"], lines
+    return [
+        *header,
+        f"# {counted(len(lines), 'line')} {'matches' if len(lines) == 1 else 'match'} {find!r}",
+    ], lines
 
 
 def page_lines(
@@ -223,7 +223,7 @@ def page_lines(
     check_max_chars(max_chars)
     if not 0 <= start <= len(lines):
         raise InvalidArgument(
-            f"line {start} is outside this snapshot ({len(lines)} lines)",
+            f"line {start} is outside this snapshot ({counted(len(lines), 'line')})",
             hint="use the cursor given by the previous page, or 0 to start over",
         )
     header = _fit_header(header, max_chars)
@@ -245,7 +245,11 @@ def page_lines(
     remaining = len(lines) - index
     next_cursor = cursor_text(capture, index) if remaining else None
     body = "\n".join([*header, *taken])
-    footer = f"# {remaining} more lines: call again with cursor={next_cursor}" if remaining else ""
+    footer = (
+        f"# {counted(remaining, 'more line')}: call again with cursor={next_cursor}"
+        if remaining
+        else ""
+    )
     text = _with_size("\n".join(part for part in (body, footer) if part))
     chars = len(text)
     return SnapshotPage(
@@ -301,7 +305,7 @@ class SnapshotDiff:
         out += [f"- {line.strip()}" for line in self.removed]
         out += [f"~ {line.strip()}" for line in self.changed]
         if self.truncated:
-            out.append(f"… {self.truncated} more changes: take a snapshot to see them")
+            out.append(f"… {counted(self.truncated, 'more change')}: take a snapshot to see them")
         return "\n".join(out)
 
 

@@ -181,6 +181,11 @@
     return implicitRole(el, tag);
   }
 
+  // Inputs whose value is no text a reader sees (a checkbox's "on", a colour's
+  // "#000000"): embedded in a label they give its name nothing (accname's embedded
+  // controls: only text fields, selects and ranges give their value).
+  const VALUE_NOT_TEXT = new Set(["checkbox", "radio", "color", "file", "hidden", "password"]);
+
   // Text of a subtree for names: text nodes, alt of images, values of embedded
   // controls; scripts and hidden-by-attribute parts left out; bounded.
   function textOf(node, skip, budget) {
@@ -194,8 +199,8 @@
         const tag = child.tagName;
         if (tag === "IMG" || (tag === "INPUT" && child.type === "image")) {
           out += " " + (child.getAttribute("alt") || "") + " ";
-        } else if (tag === "INPUT" && child.type !== "hidden" && child.type !== "file") {
-          out += " " + (child.type === "password" ? "" : child.value) + " ";
+        } else if (tag === "INPUT") {
+          out += VALUE_NOT_TEXT.has(child.type) ? " " : " " + child.value + " ";
         } else if (tag === "SELECT") {
           const opt = child.selectedOptions && child.selectedOptions[0];
           out += " " + (opt ? opt.textContent : "") + " ";

@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from ..actions.receipt import Receipt
+from ..counting import counted
 from ..navigation import NavigationResult
 from ..screenshot import MAX_AREA_PX, MAX_SIDE_PX
 from .context import ToolContext
@@ -170,7 +171,7 @@ async def screenshot(ctx: ToolContext, p: ScreenshotParams) -> ToolResult:
         path=p.path,
         timeout_ms=p.timeout_ms,
     )
-    marks = f", {shot.marks} refs marked" if p.annotate else ""
+    marks = f", {counted(shot.marks, 'ref')} marked" if p.annotate else ""
     text = f"screenshot of tab {tab.id}: {shot.width}x{shot.height} {shot.format}{marks}"
     if shot.cut:
         text += f"\n{shot.note()}"
@@ -227,7 +228,9 @@ async def get_images(ctx: ToolContext, p: GetImagesParams) -> ToolResult:
         for i in images.images
     ]
     more = " (more not listed)" if images.truncated else ""
-    return ToolResult(f"{images.total} images{more}\n" + "\n".join(lines), data, untrusted=True)
+    return ToolResult(
+        f"{counted(images.total, 'image')}{more}\n" + "\n".join(lines), data, untrusted=True
+    )
 
 
 # ---- actions ------------------------------------------------------------------------
@@ -527,7 +530,7 @@ class AttachParams(Params):
 async def attach(ctx: ToolContext, p: AttachParams) -> ToolResult:
     session = await ctx.attach(p.cdp_url, p.consent, timeout_ms=p.timeout_ms)
     count = len(await session.tabs(timeout_ms=p.timeout_ms))
-    text = f"attached to {session.product} at {p.cdp_url}: {count} tabs"
+    text = f"attached to {session.product} at {p.cdp_url}: {counted(count, 'tab')}"
     return ToolResult(text, {"product": session.product, "tabs": count})
 
 
