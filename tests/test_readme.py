@@ -73,6 +73,12 @@ NOT_RUN: dict[str, str] = {
     # session with it (over HTTP, or over stdin and stdout).
     ".venv/bin/tabwarden mcp --http": "server",
     ".venv/bin/tabwarden mcp": "server",
+    # The MCP client set-up ("Use it from your MCP client"): the reader's own shell and
+    # clients. tests/surfaces/test_readme_mcp_configs.py parses each of these command
+    # lines with the real CLI, serves HTTP with a token and checks the clients' headers.
+    "export TABWARDEN_MCP_TOKEN=": "the reader's shell variable",
+    "/path/to/tabwarden/.venv/bin/tabwarden mcp": "server, at the reader's install path",
+    "claude mcp add": "needs Claude Code",
 }
 
 LINE_TIMEOUT_S = 120.0

@@ -165,5 +165,5 @@ async def test_resize_is_emulate_and_find_is_snapshot(ctx, server):
         await call_tool(ctx, "browser_emulate", {"reset": True})
     found = (await call_tool(ctx, "browser_find", {"find": "change page"})).text.splitlines()
     assert found[0].startswith("# tab ") and '"Receipts"' in found[0]
-    assert found[1] == "# 1 lines match 'change page'"
+    assert found[1] == "# 1 line matches 'change page'"
     assert re.fullmatch(r'- button "Change page" \[ref=e\d+\]', found[2])
