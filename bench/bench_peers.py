@@ -378,7 +378,8 @@ async def run_server(driver: Driver, site: Site, rounds: int) -> Run:
         tools = await s.list_tools()
         run = Run(driver.name, f"{init.server_info.name} {init.server_info.version}")
         definitions = [t.model_dump(exclude_none=True, by_alias=True) for t in tools.tools]
-        run.tool_chars = len(json.dumps(definitions, ensure_ascii=False))
+        # As a client receives them: compact JSON (the token figures of the docs use the same).
+        run.tool_chars = len(json.dumps(definitions, ensure_ascii=False, separators=(",", ":")))
         run.tools = len(tools.tools)
         agent = Agent(s, run)
         for round_ in range(rounds):
@@ -553,8 +554,15 @@ async def main(args: argparse.Namespace) -> int:
     report = (
         f"Agent tasks over MCP, {args.rounds} rounds, {when}: {machine()}.\n"
         "Cells: task succeeded (read from the page), calls per round, reply characters per "
-        "round (text + structured content), median / p95 latency per call.\n\n"
+        "round (text + structured content), median / p95 latency per call. Both servers "
+        "drive the same Chromium, headless, with a throwaway profile.\n\n"
         + table(runs, args.rounds)
+        + "\n\nPlaywright MCP writes the page snapshot that follows a navigation or a click "
+        "to a file and links it in the reply; an agent that opens those files reads more "
+        "than its replies count here. tabwarden's replies carry the change an action made "
+        "(a diff of the view) instead.\n\nMade by `bench/bench_peers.py --with-playwright "
+        f"--rounds {args.rounds} --out docs/bench` (Playwright MCP {PLAYWRIGHT_MCP}, "
+        "installed from npm into a cache folder by that flag)."
     )
     print(report)
     if args.out:
