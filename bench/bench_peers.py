@@ -530,8 +530,15 @@ def chart(runs: list[Run], rounds: int) -> str:
 
 def machine() -> str:
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    chrome = os.environ.get("TABWARDEN_CHROME") or shutil.which("chromium") or "chromium"
+    try:
+        browser = subprocess.run(
+            [chrome, "--version"], capture_output=True, text=True, timeout=30, check=False
+        ).stdout.strip()
+    except OSError:
+        browser = "browser version unknown"
     return (
-        f"{platform.system()} {platform.release()}, {os.cpu_count()} CPUs, Python "
+        f"{platform.system()} {platform.release()}, {os.cpu_count()} CPUs, {browser}, Python "
         f"{platform.python_version()}, tabwarden {tabwarden.__version__}, load {load}"
     )
 
