@@ -532,7 +532,10 @@ def mcp_command(
             help="The viewport pages see, in CSS pixels, e.g. 1280x720.",
         ),
     ] = None,
-    user_agent: _UserAgentOption = None,
+    user_agent: Annotated[
+        str | None,
+        typer.Option("--user-agent", metavar="UA", help="The browser's User-Agent string."),
+    ] = None,
     secrets: _SecretsFileOption = None,
     allow_attach: _AllowAttachOption = False,
     proxy_server: _ProxyServerOption = None,
