@@ -8,6 +8,8 @@ from __future__ import annotations
 import datetime
 import http.server
 import json
+import os
+import signal
 import ssl
 import threading
 from collections.abc import Iterator
@@ -229,3 +231,43 @@ async def test_output_dir_is_where_files_are_written(server, tmp_path):
         saved = await browser.save_storage_state("mine.json")
     assert Path(saved.file) == (out / "state" / "mine.json").resolve()
     assert Path(saved.file).is_file()
+
+
+# ---- after a relaunch ---------------------------------------------------------------------
+
+
+async def test_a_relaunched_browser_gets_every_start_setting_again(server, tmp_path):
+    file = tmp_path / "state.json"
+    file.write_text(
+        json.dumps(
+            {
+                "cookies": [],
+                "origins": [
+                    {"origin": server.base, "localStorage": [{"name": "k", "value": "v2"}]}
+                ],
+            }
+        )
+    )
+    script = tmp_path / "init.js"
+    script.write_text("window.initScriptRan = true;\n")
+    check = """Promise.all([
+        localStorage.getItem('k'), window.pageSawInit, innerWidth,
+        navigator.permissions.query({name: 'notifications'}).then(s => s.state)])"""
+    async with tabwarden.launch(
+        isolated=True,
+        storage_state=file,
+        init_scripts=script,
+        device="pixel-8",
+        grant_permissions="notifications",
+    ) as browser:
+        tab = await browser.new_tab(server.url(PAGE))
+        assert (await tab.evaluate(check)).value == ["v2", True, 412, "granted"]
+        assert browser.endpoint is not None and browser.endpoint.pid is not None
+        os.killpg(browser.endpoint.pid, signal.SIGKILL)
+        budget = Budget(10)
+        while browser.connected or browser.backend.exit_status() is None:
+            budget.check("the session noticing its browser is gone")
+            await budget.sleep(0.01)
+        tab = await browser.new_tab(server.url(PAGE))  # a fresh isolated profile
+        assert browser.launches == 2
+        assert (await tab.evaluate(check)).value == ["v2", True, 412, "granted"]
