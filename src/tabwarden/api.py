@@ -10,6 +10,7 @@ from .backends.base import Backend
 from .backends.external import CDPEndpoint, ConsentCheck
 from .backends.local import LocalChromium, LocalOptions
 from .config import Config, load_config
+from .launch_options import apply_launch_options
 from .session import BrowserSession
 
 __all__ = ["SessionStart", "attach", "launch", "local_backend"]
@@ -57,6 +58,9 @@ def local_backend(config: Config, session_name: str = "default") -> Backend:
             session_name=session_name,
             extra_args=tuple(browser.extra_args),
             window_size=(browser.window_width, browser.window_height),
+            proxy_server=browser.proxy_server,
+            proxy_bypass=tuple(browser.proxy_bypass),
+            user_agent=browser.user_agent,
             allow_foreign_profile=config.safety.allow_attach,
         )
     )
@@ -73,6 +77,17 @@ def launch(
     config: Config | None = None,
     secrets_file: str | Path | None = None,
     timeout_ms: float | None = None,
+    proxy_server: str | None = None,
+    proxy_bypass: str | Sequence[str] | None = None,
+    ignore_https_errors: bool | None = None,
+    device: str | None = None,
+    user_agent: str | None = None,
+    storage_state: str | Path | None = None,
+    init_scripts: str | Path | Sequence[str | Path] | None = None,
+    grant_permissions: str | Sequence[str] | None = None,
+    allowed_origins: str | Sequence[str] | None = None,
+    blocked_origins: str | Sequence[str] | None = None,
+    output_dir: str | Path | None = None,
 ) -> SessionStart:
     """Launch a local Chromium and return its session.
 
@@ -81,8 +96,30 @@ def launch(
     ``secrets_file``: a dotenv file whose values ``session.redactor`` replaces by
     their names. Unset arguments come from ``config`` (default:
     :func:`tabwarden.load_config`).
+
+    The other keywords set the configuration fields of the same names, as the command
+    line's flags do (docs/reference/config.md): ``proxy_server``/``proxy_bypass``,
+    ``ignore_https_errors``, ``device`` (an emulation preset), ``user_agent``,
+    ``storage_state`` (a file loaded at start), ``init_scripts`` (JavaScript files run
+    in every page first), ``grant_permissions``, ``allowed_origins``/``blocked_origins``
+    (``policy.allow``/``policy.deny``) and ``output_dir`` (``files.output_dir``). Lists
+    take a list or text with words separated by commas or semicolons.
     """
     config = _configured(config, secrets_file)
+    apply_launch_options(
+        config,
+        proxy_server=proxy_server,
+        proxy_bypass=proxy_bypass,
+        ignore_https_errors=ignore_https_errors,
+        device=device,
+        user_agent=user_agent,
+        storage_state=storage_state,
+        init_scripts=init_scripts,
+        grant_permissions=grant_permissions,
+        allowed_origins=allowed_origins,
+        blocked_origins=blocked_origins,
+        output_dir=output_dir,
+    )
     browser = config.browser
     if isolated is not None:
         browser.isolated = isolated

@@ -480,7 +480,13 @@ class CdpPage:
             services.own_viewport,
             top_level=top_level,
             full=False,
+            granted=services.granted_permissions,
         )
+        # the user's init scripts: in every page and frame (OOPIFs are targets of their own)
+        commands += [
+            ("Page.addScriptToEvaluateOnNewDocument", {"source": source})
+            for source in services.init_scripts
+        ]
         return commands
 
     def _state_header(self, summary: bool) -> tuple[list[str], SupervisorState]:

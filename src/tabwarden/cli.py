@@ -81,6 +81,7 @@ from .config import Config, load_config
 from .counting import counted
 from .errors import (
     BrowserError,
+    ConfigError,
     DaemonUnreachable,
     DeadlineExceeded,
     InvalidArgument,
@@ -88,6 +89,7 @@ from .errors import (
     RemoteError,
     TabwardenError,
 )
+from .launch_options import apply_launch_options
 from .safety.paths import WorkspacePaths
 from .safety.redaction import process_redactor
 from .surfaces import daemon
@@ -352,6 +354,106 @@ _AllowAttachOption = Annotated[
 ]
 
 
+# Launch options: each sets the configuration field of its name (launch_options.py).
+_ProxyServerOption = Annotated[
+    str | None,
+    typer.Option(
+        "--proxy-server",
+        metavar="URL",
+        help="Send the browser's traffic through this proxy (http://host:3128, socks5://host:1080).",
+    ),
+]
+_ProxyBypassOption = Annotated[
+    str | None,
+    typer.Option(
+        "--proxy-bypass",
+        metavar="HOSTS",
+        help="Hosts reached without the proxy, separated by commas or semicolons.",
+    ),
+]
+_IgnoreHttpsErrorsOption = Annotated[
+    bool,
+    typer.Option(
+        "--ignore-https-errors", help="Load HTTPS pages with invalid certificates (self-signed…)."
+    ),
+]
+_DeviceOption = Annotated[
+    str | None,
+    typer.Option(
+        "--device",
+        metavar="NAME",
+        help="Emulate this device from the start (iphone-15, pixel-8, desktop-1080p…).",
+    ),
+]
+_StorageStateOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--storage-state",
+        metavar="FILE",
+        help="Load this storage state file (cookies, localStorage) when the browser starts.",
+    ),
+]
+_InitScriptOption = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--init-script",
+        metavar="FILE",
+        help="A JavaScript file every page runs before its own scripts (repeatable).",
+    ),
+]
+_GrantPermissionsOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--grant-permissions",
+        metavar="NAMES",
+        help="Permissions granted to every site: geolocation, notifications, "
+        "clipboard-read… (comma-separated or repeated).",
+    ),
+]
+_AllowedOriginsOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--allowed-origins",
+        metavar="HOSTS",
+        help="Only these hosts may be loaded (policy.allow): example.com, *.example.com, "
+        "https://host:port (separated by commas or semicolons, or repeated).",
+    ),
+]
+_BlockedOriginsOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--blocked-origins",
+        metavar="HOSTS",
+        help="These hosts may never be loaded (policy.deny), written as --allowed-origins.",
+    ),
+]
+_OutputDirOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--output-dir",
+        metavar="DIR",
+        help="Where downloads, screenshots, PDFs, traces and state files go (inside the "
+        "workspace).",
+    ),
+]
+_UserAgentOption = Annotated[
+    str | None,
+    typer.Option("--user-agent", metavar="UA", help="The browser's User-Agent string."),
+]
+
+
+def _apply_launch_flags(config: Config, **values: Any) -> None:
+    """Set the configuration fields of the launch flags given; a bad value is a usage error."""
+    if not values.get("ignore_https_errors"):
+        values["ignore_https_errors"] = None  # not given: as configured
+    if values.get("output_dir") is not None:
+        values["output_dir"] = values["output_dir"].expanduser().resolve()
+    try:
+        apply_launch_options(config, **values)
+    except ConfigError as exc:
+        raise typer.BadParameter(exc.message) from None
+
+
 def _apply_safety_flags(config: Config, secrets: Path | None, allow_attach: bool) -> None:
     if secrets is not None:
         config.safety.secrets_file = secrets.expanduser().resolve()
@@ -436,10 +538,33 @@ def mcp_command(
     ] = None,
     secrets: _SecretsFileOption = None,
     allow_attach: _AllowAttachOption = False,
+    proxy_server: _ProxyServerOption = None,
+    proxy_bypass: _ProxyBypassOption = None,
+    ignore_https_errors: _IgnoreHttpsErrorsOption = False,
+    device: _DeviceOption = None,
+    storage_state: _StorageStateOption = None,
+    init_scripts: _InitScriptOption = None,
+    grant_permissions: _GrantPermissionsOption = None,
+    allowed_origins_policy: _AllowedOriginsOption = None,
+    blocked_origins: _BlockedOriginsOption = None,
+    output_dir: _OutputDirOption = None,
 ) -> None:
     """Run the MCP server (stdio by default, or HTTP)."""
     config = load_config(config_file)
     _apply_safety_flags(config, secrets, allow_attach)
+    _apply_launch_flags(
+        config,
+        proxy_server=proxy_server,
+        proxy_bypass=proxy_bypass,
+        ignore_https_errors=ignore_https_errors,
+        device=device,
+        storage_state=storage_state,
+        init_scripts=init_scripts,
+        grant_permissions=grant_permissions,
+        allowed_origins=allowed_origins_policy,
+        blocked_origins=blocked_origins,
+        output_dir=output_dir,
+    )
     _apply_browser_flags(
         config,
         headless=headless,
@@ -502,7 +627,7 @@ def _apply_browser_flags(
             browser.window_width = int(match.group(1))
             browser.window_height = int(match.group(2))
         if user_agent is not None:
-            browser.extra_args = [*browser.extra_args, f"--user-agent={user_agent}"]
+            browser.user_agent = user_agent
     except ValidationError as exc:
         problem = "; ".join(
             f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
@@ -537,6 +662,17 @@ def daemon_run(
     ] = None,
     secrets: _SecretsFileOption = None,
     allow_attach: _AllowAttachOption = False,
+    proxy_server: _ProxyServerOption = None,
+    proxy_bypass: _ProxyBypassOption = None,
+    ignore_https_errors: _IgnoreHttpsErrorsOption = False,
+    device: _DeviceOption = None,
+    user_agent: _UserAgentOption = None,
+    storage_state: _StorageStateOption = None,
+    init_scripts: _InitScriptOption = None,
+    grant_permissions: _GrantPermissionsOption = None,
+    allowed_origins: _AllowedOriginsOption = None,
+    blocked_origins: _BlockedOriginsOption = None,
+    output_dir: _OutputDirOption = None,
 ) -> None:
     """Run a session's daemon in the foreground (tool commands start it by themselves)."""
     logging.basicConfig(
@@ -544,10 +680,25 @@ def daemon_run(
         format="%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
+    launch = {
+        "proxy_server": proxy_server,
+        "proxy_bypass": proxy_bypass,
+        "ignore_https_errors": ignore_https_errors,
+        "device": device,
+        "user_agent": user_agent,
+        "storage_state": storage_state,
+        "init_scripts": init_scripts,
+        "grant_permissions": grant_permissions,
+        "allowed_origins": allowed_origins,
+        "blocked_origins": blocked_origins,
+        "output_dir": output_dir,
+    }
     config = None
-    if config_file is not None or secrets is not None or allow_attach:
+    launch_given = any(value not in (None, False) for value in launch.values())
+    if config_file is not None or secrets is not None or allow_attach or launch_given:
         config = load_config(config_file)
         _apply_safety_flags(config, secrets, allow_attach)
+        _apply_launch_flags(config, **launch)
     daemon.run_daemon(session, config=config, idle_timeout_s=idle_timeout)
 
 

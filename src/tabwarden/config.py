@@ -5,8 +5,9 @@ File: the ``path`` given, else ``$TABWARDEN_CONFIG``, else ``./tabwarden.yaml`` 
 present. Environment: ``TABWARDEN_<SECTION>__<KEY>`` (e.g.
 ``TABWARDEN_BROWSER__HEADLESS=false``) plus the short ``TABWARDEN_CHROME`` for
 ``browser.executable`` and ``TABWARDEN_DATA_DIR`` for ``browser.data_dir``. A list in the
-environment is YAML (``["--a", "--b"]``); the host lists and ``tools.groups`` also take
-comma-separated words (``TABWARDEN_TOOLS__GROUPS=core,devtools``).
+environment is YAML (``["--a", "--b"]``); the other lists also take words separated by
+commas or semicolons (``TABWARDEN_TOOLS__GROUPS=core,devtools``,
+``TABWARDEN_POLICY__ALLOW="example.com;*.example.org"``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from .diagnostics.emulation import find_device
+from .diagnostics.permissions import protocol_permissions
 from .errors import ConfigError
 from .safety.url_policy import parse_host_pattern
 from .tool_groups import DEFAULT_GROUPS, GROUPS, parse_groups
@@ -41,6 +44,30 @@ _MAX_TIMEOUT_MS = 600_000
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+def _words(value: object) -> object:
+    """A list given as text (the environment, a command-line flag): a YAML/JSON list, or
+    words separated by commas or semicolons; the texts of a list are read the same way."""
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, (list, tuple)):
+        return value
+    words: list[object] = []
+    for item in value:
+        words += _text_words(item) if isinstance(item, str) else [item]
+    return words
+
+
+def _text_words(text: str) -> list[object]:
+    if text.lstrip().startswith("["):
+        try:
+            parsed = yaml.safe_load(text)
+        except yaml.YAMLError:
+            parsed = None
+        if isinstance(parsed, list):
+            return parsed
+    return [word.strip() for word in text.replace(";", ",").split(",") if word.strip()]
 
 
 class BrowserConfig(_Section):
@@ -121,6 +148,76 @@ class BrowserConfig(_Section):
         description="With must_respond, a dialog left unanswered this long is dismissed "
         "by the watchdog.",
     )
+    # What a session asks of its browser as it starts (start_settings.py); also command-line
+    # flags and tabwarden.launch() keywords of the same names (launch_options.py).
+    proxy_server: str | None = Field(
+        None,
+        description="Send a launched browser's traffic through this proxy "
+        "(`http://host:3128`, `socks5://host:1080`): Chromium's --proxy-server.",
+    )
+    proxy_bypass: list[str] = Field(
+        default_factory=list,
+        description="Hosts reached without the proxy (`.example.com`, `localhost`, "
+        "`<-loopback>` to proxy loopback too): Chromium's --proxy-bypass-list.",
+    )
+    ignore_https_errors: bool = Field(
+        False,
+        description="Load HTTPS pages whose certificate is invalid (self-signed, expired, "
+        "wrong host) instead of failing with net::ERR_CERT_*.",
+    )
+    device: str | None = Field(
+        None,
+        description="Emulate this device preset from the start (`iphone-15`, `pixel-8`, "
+        "`desktop-1080p`…: the emulate tool's presets); browser_emulate changes it later.",
+    )
+    user_agent: str | None = Field(
+        None, description="The User-Agent a launched browser sends and pages see."
+    )
+    storage_state: Path | None = Field(
+        None,
+        description="A storage state file (Playwright's format: cookies and localStorage) "
+        "loaded each time the session starts its browser.",
+    )
+    init_scripts: list[Path] = Field(
+        default_factory=list,
+        description="JavaScript files run in every page and frame before the page's own "
+        "scripts (popups too); read once, when the session first starts.",
+    )
+    grant_permissions: list[str] = Field(
+        default_factory=list,
+        description="Permissions granted to every site without a prompt: geolocation, "
+        "notifications, clipboard-read, clipboard-write, camera, microphone, midi…",
+    )
+
+    @field_validator("proxy_bypass", "init_scripts", mode="before")
+    @classmethod
+    def _list(cls, value: object) -> object:
+        return _words(value)
+
+    @field_validator("grant_permissions", mode="before")
+    @classmethod
+    def _permissions(cls, value: object) -> object:
+        value = _words(value)
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            protocol_permissions(value)  # an InvalidArgument is a ValueError: named
+            return [v.strip().lower().replace("_", "-") for v in value]
+        return value
+
+    @field_validator("device", mode="before")
+    @classmethod
+    def _device(cls, value: object) -> object:
+        if isinstance(value, str):
+            return find_device(value).name if value.strip() else None
+        return value
+
+    @field_validator("proxy_server", "user_agent", mode="before")
+    @classmethod
+    def _one_line(cls, value: object) -> object:
+        if isinstance(value, str):
+            if any(ord(ch) < 32 for ch in value):
+                raise ValueError("must be one line without control characters")
+            return value.strip() or None
+        return value
 
 
 class TimeoutConfig(_Section):
@@ -169,15 +266,6 @@ class SafetyConfig(_Section):
     )
 
 
-def _words(value: object) -> object:
-    """A list given as one string (from the environment): a YAML/JSON list, or
-    comma-separated words."""
-    if isinstance(value, str):
-        parsed = yaml.safe_load(value) if value.lstrip().startswith("[") else None
-        value = parsed if isinstance(parsed, list) else [v.strip() for v in value.split(",")]
-    return value
-
-
 class PolicyConfig(_Section):
     """Where pages may go: schemes, allow/deny lists, blocked networks (safety/url_policy.py)."""
 
@@ -187,12 +275,12 @@ class PolicyConfig(_Section):
         "switches leave. `example.com` is that host only, `*.example.com` it and its "
         "subdomains, `*` every host; an IP address or CIDR range (`10.0.0.0/8`) matches "
         "addresses; `:port` and `https://` narrow an entry. Cloud metadata endpoints stay "
-        "blocked whatever it says.",
+        "blocked whatever it says. Also --allowed-origins.",
     )
     deny: list[str] = Field(
         default_factory=list,
         description="Hosts pages may never load, written like allow entries; checked before "
-        "the allow list.",
+        "the allow list. Also --blocked-origins.",
     )
     allow_file: bool = Field(
         False,
@@ -218,7 +306,7 @@ class PolicyConfig(_Section):
     @field_validator("allow", "deny", mode="before")
     @classmethod
     def _host_list(cls, value: object) -> object:
-        value = _words(value)  # from the environment: YAML/JSON list or comma-separated
+        value = _words(value)  # from the environment or a flag: a YAML list or words
         if isinstance(value, list):
             for entry in value:
                 parse_host_pattern(entry)  # a ValueError names the bad entry
@@ -278,7 +366,7 @@ class FilesConfig(_Section):
         None,
         description="Where downloads, PDFs, screenshots, traces, recordings and state files "
         "are written, one sub-folder per kind; must lie inside the workspace (default: "
-        "<workspace>/tabwarden-output).",
+        "<workspace>/tabwarden-output). Also --output-dir.",
     )
     upload_dirs: list[Path] = Field(
         default_factory=list,
@@ -411,8 +499,9 @@ def config_reference() -> str:
         "`TABWARDEN_BROWSER__HEADLESS=false`), plus `TABWARDEN_CHROME` for",
         "`browser.executable` and `TABWARDEN_DATA_DIR` for `browser.data_dir`.",
         "A list in the environment is YAML (`TABWARDEN_BROWSER__EXTRA_ARGS='[--a, --b]'`);",
-        "`policy.allow`, `policy.deny` and `tools.groups` also take comma-separated words",
-        "(`TABWARDEN_TOOLS__GROUPS=core,devtools`).",
+        "the other lists also take words separated by commas or semicolons, as their",
+        "command-line flags do (`TABWARDEN_TOOLS__GROUPS=core,devtools`,",
+        "`TABWARDEN_POLICY__ALLOW='example.com;*.example.org'`).",
         "Unknown keys are errors.",
     ]
     for section, field_info in Config.model_fields.items():

@@ -23,6 +23,7 @@ from .cdp.session import CDPSession
 from .config import Config
 from .diagnostics.downloads import DownloadTracker
 from .diagnostics.emulation import EmulationState, Size
+from .diagnostics.permissions import protocol_permissions
 from .diagnostics.recording import Recordings
 from .errors import InvalidArgument
 from .interrupts import OnDialog
@@ -98,6 +99,11 @@ class SessionServices:
         """The browser's own user agent (emulating a locale or platform keeps it)."""
         self.emulation = EmulationState()
         """What the session emulates, for every tab (new ones are set up with it)."""
+        self.granted_permissions = protocol_permissions(config.browser.grant_permissions)
+        """Permissions granted to every site (protocol names): ``browser.grant_permissions``."""
+        self.init_scripts: tuple[str, ...] = ()
+        """Scripts every page and frame runs before its own (``browser.init_scripts``, read
+        when the session first starts)."""
         self.own_viewport = own_viewport
         """The viewport every page gets where the emulation sets none (a launched
         browser's configured size); None: each window's own."""

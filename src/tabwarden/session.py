@@ -46,6 +46,12 @@ from .safety.redaction import Redactor
 from .safety.reserved import check_raw_method
 from .safety.url_policy import Verdict
 from .services import SessionServices
+from .start_settings import (
+    browser_commands,
+    load_storage_state,
+    read_init_scripts,
+    start_emulation,
+)
 from .supervisor.dialogs import ClosedDialog, dialog_action
 from .supervisor.state import SupervisorState
 from .supervisor.supervisor import Supervisor
@@ -89,6 +95,9 @@ class BrowserSession:
             ),
         )
         self._paths: WorkspacePaths | None = None
+        self._set_up_once = False
+        self._set_up_launch = 0
+        """The launch (``launches``) the last set-up was for: a reconnect has the same."""
         self._downloads = DownloadTracker(
             lambda: self.paths,
             capacity=self.config.files.max_downloads,
@@ -430,6 +439,7 @@ class BrowserSession:
                 new,
                 own,
                 budget,
+                granted=services.granted_permissions,
             )
             notes = [*emulation.change_notes(old, new), *notes]
             return EmulationResult(new, tuple(notes), own_viewport=own)
@@ -660,6 +670,16 @@ class BrowserSession:
             connection, self._tasks, on_closed=self.supervisor.tab_closed, on_popup=self._shown
         )
         browser = CDPSession(connection, None)
+        services, settings = self._services, self.config.browser
+        started = self._link.launches != self._set_up_launch  # a start, not a reconnect
+        if not self._set_up_once:  # the session's first start: what it keeps from then on
+            services.init_scripts = read_init_scripts(settings.init_scripts)
+            if settings.device is not None:
+                version = await browser.send("Browser.getVersion", budget=budget)
+                services.user_agent = services.user_agent or version.get("userAgent", "")
+                services.emulation = start_emulation(settings, services.user_agent)
+        for method, params in browser_commands(settings, services.granted_permissions):
+            await browser.send(method, params, budget=budget)
         await browser.send(
             "Target.setDiscoverTargets",
             {"discover": True, "filter": [{"type": "page"}]},
@@ -683,6 +703,10 @@ class BrowserSession:
             },
             budget=budget,
         )
+        if started and settings.storage_state is not None:
+            await load_storage_state(services, budget, settings.storage_state)
+        self._set_up_once = True
+        self._set_up_launch = self._link.launches
 
     def _reconnecting(self) -> None:
         """Someone else's browser dropped the connection: keep tabs and dialogs."""

@@ -1053,6 +1053,17 @@ def launch(
     config: Config | None = None,
     secrets_file: str | Path | None = None,
     timeout_ms: float | None = None,
+    proxy_server: str | None = None,
+    proxy_bypass: str | Sequence[str] | None = None,
+    ignore_https_errors: bool | None = None,
+    device: str | None = None,
+    user_agent: str | None = None,
+    storage_state: str | Path | None = None,
+    init_scripts: str | Path | Sequence[str | Path] | None = None,
+    grant_permissions: str | Sequence[str] | None = None,
+    allowed_origins: str | Sequence[str] | None = None,
+    blocked_origins: str | Sequence[str] | None = None,
+    output_dir: str | Path | None = None,
 ) -> BrowserSession:
     """Launch a local Chromium; returns its started session (use it with ``with``).
 
@@ -1062,7 +1073,15 @@ def launch(
     persistent profile of this workspace (and session ``name``) is used.
     ``secrets_file``: a dotenv file whose values ``session.redactor`` replaces by
     their names. Unset arguments come from ``config`` (default:
-    :func:`tabwarden.load_config`)."""
+    :func:`tabwarden.load_config`).
+
+    The other keywords set the configuration fields of the same names, as the command
+    line's flags do (docs/reference/config.md): ``proxy_server``/``proxy_bypass``,
+    ``ignore_https_errors``, ``device`` (an emulation preset), ``user_agent``,
+    ``storage_state`` (a file loaded at start), ``init_scripts`` (JavaScript files run
+    in every page first), ``grant_permissions``, ``allowed_origins``/``blocked_origins``
+    (``policy.allow``/``policy.deny``) and ``output_dir`` (``files.output_dir``). Lists
+    take a list or text with words separated by commas or semicolons."""
     start = api.launch(
         isolated=isolated,
         headless=headless,
@@ -1073,6 +1092,17 @@ def launch(
         config=config,
         secrets_file=secrets_file,
         timeout_ms=timeout_ms,
+        proxy_server=proxy_server,
+        proxy_bypass=proxy_bypass,
+        ignore_https_errors=ignore_https_errors,
+        device=device,
+        user_agent=user_agent,
+        storage_state=storage_state,
+        init_scripts=init_scripts,
+        grant_permissions=grant_permissions,
+        allowed_origins=allowed_origins,
+        blocked_origins=blocked_origins,
+        output_dir=output_dir,
     )
     return wrap(BrowserSession, run(awaited(start)))
 

@@ -269,7 +269,8 @@ def test_mcp_flags_build_the_server_options(
     assert browser.data_dir == tmp_path / "profiles"
     assert browser.executable == "/opt/chrome"
     assert (browser.window_width, browser.window_height) == (800, 600)
-    assert browser.extra_args == ["--lang=fr", "--user-agent=TestAgent/1.0"]
+    assert browser.extra_args == ["--lang=fr"]
+    assert browser.user_agent == "TestAgent/1.0"
 
     assert invoke("mcp").exit_code == 0
     defaults = seen[-1]
@@ -283,6 +284,85 @@ def test_mcp_flags_build_the_server_options(
         done = invoke("mcp", *argv)
         assert done.exit_code == 2, (argv, done.output)
     assert len(seen) == 3
+
+
+_LAUNCH_FLAGS = (
+    "--proxy-server", "http://proxy.test:3128",
+    "--proxy-bypass", "localhost;.internal.test",
+    "--ignore-https-errors",
+    "--device", "iPhone 15",
+    "--user-agent", "Flagged/1.0",
+    "--storage-state", "state.json",
+    "--init-script", "a.js",
+    "--init-script", "b.js",
+    "--grant-permissions", "geolocation,notifications",
+    "--grant-permissions", "clipboard-read",
+    "--allowed-origins", "example.com;*.example.org",
+    "--allowed-origins", "127.0.0.1",
+    "--blocked-origins", "ads.example.com",
+    "--output-dir", "out",
+)  # fmt: skip
+
+
+def _assert_launch_flags_set(config: Any, cwd: Path) -> None:
+    browser = config.browser
+    assert browser.proxy_server == "http://proxy.test:3128"
+    assert browser.proxy_bypass == ["localhost", ".internal.test"]
+    assert browser.ignore_https_errors is True
+    assert browser.device == "iphone-15"
+    assert browser.user_agent == "Flagged/1.0"
+    assert browser.storage_state == cwd / "state.json"
+    assert browser.init_scripts == [cwd / "a.js", cwd / "b.js"]
+    assert browser.grant_permissions == ["geolocation", "notifications", "clipboard-read"]
+    assert config.policy.allow == ["example.com", "*.example.org", "127.0.0.1"]
+    assert config.policy.deny == ["ads.example.com"]
+    assert config.files.output_dir == cwd / "out"
+
+
+def test_launch_flags_set_the_configuration_of_mcp_and_the_daemon(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from tabwarden.surfaces import daemon, mcp
+
+    monkeypatch.chdir(tmp_path)
+    served: list[Any] = []
+    monkeypatch.setattr(mcp, "run", served.append)
+    done = invoke("mcp", *_LAUNCH_FLAGS)
+    assert done.exit_code == 0, done.output
+    _assert_launch_flags_set(served[-1].config, tmp_path)
+    # The HTTP server's own --allowed-origin (who may connect) is another setting.
+    assert served[-1].allowed_origins == ()
+
+    daemons: list[Any] = []
+    monkeypatch.setattr(daemon, "run_daemon", lambda name, **kw: daemons.append(kw["config"]))
+    done = invoke("daemon", "run", "--session", "flags", *_LAUNCH_FLAGS)
+    assert done.exit_code == 0, done.output
+    _assert_launch_flags_set(daemons[-1], tmp_path)
+
+    assert invoke("mcp").exit_code == 0
+    assert served[-1].config.browser.device is None  # unset flags: as configured
+    monkeypatch.setenv("TABWARDEN_BROWSER__IGNORE_HTTPS_ERRORS", "true")
+    assert invoke("mcp").exit_code == 0
+    assert served[-1].config.browser.ignore_https_errors is True
+
+
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        (["--device", "nokia-3310"], "--device"),
+        (["--grant-permissions", "telepathy"], "--grant-permissions"),
+        (["--blocked-origins", "exa mple.com"], "--blocked-origins"),
+    ],
+)
+def test_a_bad_launch_flag_is_a_usage_error_naming_it(
+    monkeypatch: pytest.MonkeyPatch, argv: list[str], named: str
+) -> None:
+    from tabwarden.surfaces import mcp
+
+    monkeypatch.setattr(mcp, "run", lambda options: None)
+    done = invoke("mcp", *argv)
+    assert done.exit_code == 2, done.output
+    assert named in done.output
 
 
 def test_mcp_tool_groups_are_one_setting(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -79,6 +79,12 @@ class LocalOptions:
     """The viewport pages get (CSS px), whatever their window's size (the backend's
     ``viewport``); the window is launched as large, and the browser draws its own parts
     (headless ones too) inside it."""
+    proxy_server: str | None = None
+    """Chromium's ``--proxy-server`` (``browser.proxy_server``)."""
+    proxy_bypass: Sequence[str] = field(default_factory=tuple)
+    """Hosts reached without the proxy: ``--proxy-bypass-list`` (``browser.proxy_bypass``)."""
+    user_agent: str | None = None
+    """The browser's own User-Agent: ``--user-agent`` (``browser.user_agent``)."""
     allow_foreign_profile: bool = False
     """The user consented to a profile of their choosing in ``extra_args``
     (``--user-data-dir``, ``--profile-directory``): ``safety.allow_attach``."""
@@ -115,6 +121,12 @@ def chromium_args(options: LocalOptions, profile: Path, *, as_root: bool) -> lis
         args += ["--headless", "--disable-gpu", "--hide-scrollbars", "--mute-audio"]
     if as_root:
         args.append("--no-sandbox")  # Chromium refuses to run as root with its sandbox
+    if options.proxy_server:
+        args.append(f"--proxy-server={options.proxy_server}")
+        if options.proxy_bypass:
+            args.append(f"--proxy-bypass-list={';'.join(options.proxy_bypass)}")
+    if options.user_agent:
+        args.append(f"--user-agent={options.user_agent}")
     # The profile folder is ``profile`` (a consented --user-data-dir was resolved into it).
     args += [arg for arg in options.extra_args if not _is_user_data_dir(arg)]
     args.append("about:blank")

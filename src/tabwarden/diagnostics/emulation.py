@@ -392,9 +392,12 @@ def commands(
     *,
     top_level: bool,
     full: bool,
+    granted: Sequence[str] = (),
 ) -> list[Command]:
     """CDP commands that put a target in ``state`` (``own_viewport``: the session's
-    viewport where ``state`` sets none; None: the window's).
+    viewport where ``state`` sets none; None: the window's). ``granted``: the
+    permissions the session grants anyway (protocol names; ``Browser.grantPermissions``
+    denies every permission it is not given).
 
     ``full`` also sends the commands that undo settings at their default (for targets
     already running); without it only what differs is sent (a new target starts at
@@ -408,7 +411,8 @@ def commands(
         if s.geolocation is not None:
             g = s.geolocation
             # The page's own session grants it, so a relaunched browser gets it again too.
-            out.append(("Browser.grantPermissions", {"permissions": ["geolocation"]}))
+            permissions = ["geolocation", *(p for p in granted if p != "geolocation")]
+            out.append(("Browser.grantPermissions", {"permissions": permissions}))
             out.append(
                 (
                     "Emulation.setGeolocationOverride",
@@ -496,19 +500,25 @@ async def apply(
     new: EmulationState,
     own_viewport: Size | None,
     budget: Budget,
+    granted: Sequence[str] = (),
 ) -> list[str]:
     """Send ``new`` to every open tab and its iframes (``own_viewport``: the session's
-    viewport where ``new`` sets none); returns what did not take."""
+    viewport where ``new`` sets none; ``granted``: the permissions the session grants
+    anyway); returns what did not take."""
     ua = user_agent
     problems: list[str] = []
     if old.geolocation is not None and new.geolocation is None:
         # Granted for the emulated position only; the browser asks again from now on.
         await browser.send("Browser.resetPermissions", budget=budget)
+        if granted:
+            grant = {"permissions": list(granted)}
+            await browser.send("Browser.grantPermissions", grant, budget=budget)
     sends: list[tuple[str, CDPSession, Command]] = []
     released: list[CDPSession] = []  # pages whose emulated size is being cleared
     for tab in [t for t in pages if not t.closed]:
         page = await tab.ready_session(budget)
-        targets = [(page, commands(new, ua, own_viewport, top_level=True, full=True))]
+        top = commands(new, ua, own_viewport, top_level=True, full=True, granted=granted)
+        targets = [(page, top)]
         frame_commands = commands(new, ua, own_viewport, top_level=False, full=True)
         targets += [(s, frame_commands) for s in tab.frames.sessions() if s is not page]
         if tab.pending_dialogs:

@@ -52,6 +52,7 @@ __all__ = [
     "cookie_param",
     "cookie_spec",
     "load_state",
+    "load_state_file",
     "parse_state",
     "run",
     "save_state",
@@ -274,7 +275,19 @@ async def load_state(services: SessionServices, budget: Budget, file: str) -> St
             hint="give file=… (a path inside the workspace), e.g. one save_state wrote",
         )
     source = services.paths.readable(file, what="storage state file")
-    size = source.stat().st_size
+    return await load_state_file(services, budget, source)
+
+
+async def load_state_file(services: SessionServices, budget: Budget, source: Path) -> StorageResult:
+    """``load_state`` from a file the user named (configuration: ``browser.storage_state``),
+    which need not lie in the workspace."""
+    try:
+        size = source.stat().st_size
+    except OSError as exc:
+        raise InvalidArgument(
+            f"cannot read the storage state file {source}: {exc.strerror or exc}",
+            hint="give the path of a file save_storage_state wrote (or Playwright's)",
+        ) from None
     if size > _MAX_STATE_BYTES:
         raise InvalidArgument(
             f"the storage state file {source} is {size:,} bytes, more than {_MAX_STATE_BYTES:,}",
@@ -282,6 +295,11 @@ async def load_state(services: SessionServices, budget: Budget, file: str) -> St
         )
     try:
         text = source.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InvalidArgument(
+            f"cannot read the storage state file {source}: {exc.strerror or exc}",
+            hint=_STATE_HINT,
+        ) from None
     except UnicodeDecodeError:
         raise InvalidArgument(
             f"the storage state file {source} is not UTF-8 text", hint=_STATE_HINT
