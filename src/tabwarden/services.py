@@ -158,6 +158,13 @@ class SessionServices:
             await session.send("Page.bringToFront", budget=budget)
             self.front = page.target_id
 
+    async def browser_user_agent(self, budget: Budget) -> str:
+        """The browser's own user agent (asked once; emulating a locale keeps it)."""
+        if not self.user_agent:
+            version = await self.browser_cdp().send("Browser.getVersion", budget=budget)
+            self.user_agent = version.get("userAgent", "")
+        return self.user_agent
+
     def browser_cdp(self) -> CDPSession:
         """The browser target's session (``Target.*``, ``Browser.*``, ``Storage.*``)."""
         return CDPSession(self.connection, None)

@@ -46,12 +46,7 @@ from .safety.redaction import Redactor
 from .safety.reserved import check_raw_method
 from .safety.url_policy import Verdict
 from .services import SessionServices
-from .start_settings import (
-    browser_commands,
-    load_storage_state,
-    read_init_scripts,
-    start_emulation,
-)
+from .start_settings import StartSettings
 from .supervisor.dialogs import ClosedDialog, dialog_action
 from .supervisor.state import SupervisorState
 from .supervisor.supervisor import Supervisor
@@ -95,9 +90,6 @@ class BrowserSession:
             ),
         )
         self._paths: WorkspacePaths | None = None
-        self._set_up_once = False
-        self._set_up_launch = 0
-        """The launch (``launches``) the last set-up was for: a reconnect has the same."""
         self._downloads = DownloadTracker(
             lambda: self.paths,
             capacity=self.config.files.max_downloads,
@@ -121,6 +113,7 @@ class BrowserSession:
             redactor=self.redactor,
             tasks=self._tasks,
         )
+        self._start_settings = StartSettings(self._services, self.config.browser)
         bridge = self.config.browser.dialog_bridge
         self.supervisor = Supervisor(
             self._services,
@@ -420,12 +413,8 @@ class BrowserSession:
         asked = emulation.emulation_change(change, settings)
         async with self.operation(timeout_ms, "action") as budget:
             services = self._services
-            if not services.user_agent:
-                version = await self._browser_cdp().send("Browser.getVersion", budget=budget)
-                services.user_agent = version.get("userAgent", "")
-            new = emulation.updated(
-                services.emulation, asked, browser_user_agent=services.user_agent
-            )
+            agent = await services.browser_user_agent(budget)
+            new = emulation.updated(services.emulation, asked, browser_user_agent=agent)
             own = services.own_viewport
             if new == services.emulation:
                 return EmulationResult(new, own_viewport=own)
@@ -670,16 +659,7 @@ class BrowserSession:
             connection, self._tasks, on_closed=self.supervisor.tab_closed, on_popup=self._shown
         )
         browser = CDPSession(connection, None)
-        services, settings = self._services, self.config.browser
-        started = self._link.launches != self._set_up_launch  # a start, not a reconnect
-        if not self._set_up_once:  # the session's first start: what it keeps from then on
-            services.init_scripts = read_init_scripts(settings.init_scripts)
-            if settings.device is not None:
-                version = await browser.send("Browser.getVersion", budget=budget)
-                services.user_agent = services.user_agent or version.get("userAgent", "")
-                services.emulation = start_emulation(settings, services.user_agent)
-        for method, params in browser_commands(settings, services.granted_permissions):
-            await browser.send(method, params, budget=budget)
+        await self._start_settings.before_pages(browser, budget)
         await browser.send(
             "Target.setDiscoverTargets",
             {"discover": True, "filter": [{"type": "page"}]},
@@ -703,10 +683,7 @@ class BrowserSession:
             },
             budget=budget,
         )
-        if started and settings.storage_state is not None:
-            await load_storage_state(services, budget, settings.storage_state)
-        self._set_up_once = True
-        self._set_up_launch = self._link.launches
+        await self._start_settings.after_pages(self._link.launches, budget)
 
     def _reconnecting(self) -> None:
         """Someone else's browser dropped the connection: keep tabs and dialogs."""

@@ -12,13 +12,20 @@ from pathlib import Path
 from typing import Any
 
 from .budget import Budget
+from .cdp.session import CDPSession
 from .config import BrowserConfig
 from .diagnostics import emulation, storage
 from .diagnostics.emulation import EmulationChange, EmulationState
 from .errors import ConfigError, InvalidArgument, PathNotAllowed
 from .services import SessionServices
 
-__all__ = ["browser_commands", "load_storage_state", "read_init_scripts", "start_emulation"]
+__all__ = [
+    "StartSettings",
+    "browser_commands",
+    "load_storage_state",
+    "read_init_scripts",
+    "start_emulation",
+]
 
 _MAX_SCRIPT_BYTES = 5 * 1024 * 1024
 
@@ -80,3 +87,35 @@ async def load_storage_state(services: SessionServices, budget: Budget, file: Pa
             f"browser.storage_state: {exc.message}",
             hint=exc.hint or "fix the path in browser.storage_state (or --storage-state)",
         ) from None
+
+
+class StartSettings:
+    """Applies the start settings each time a session's browser starts: what the
+    session keeps from its first start (init scripts read, a device emulated), the
+    browser-wide commands on every connection, and the storage state on each launch or
+    relaunch (not on a reconnect to an attached browser, which kept its storage)."""
+
+    def __init__(self, services: SessionServices, settings: BrowserConfig) -> None:
+        self._services = services
+        self._settings = settings
+        self._first = True
+        self._launch = 0
+        """The launch the last start was for: a reconnect has the same one."""
+
+    async def before_pages(self, browser: CDPSession, budget: Budget) -> None:
+        """Before the browser reports its pages (they are set up with what this sets)."""
+        services, settings = self._services, self._settings
+        if self._first:  # the session's first start: what it keeps from then on
+            services.init_scripts = read_init_scripts(settings.init_scripts)
+            if settings.device is not None:
+                agent = await services.browser_user_agent(budget)
+                services.emulation = start_emulation(settings, agent)
+        for method, params in browser_commands(settings, services.granted_permissions):
+            await browser.send(method, params, budget=budget)
+
+    async def after_pages(self, launches: int, budget: Budget) -> None:
+        """Once pages attach: the storage state, on a new launch."""
+        if launches != self._launch and self._settings.storage_state is not None:
+            await load_storage_state(self._services, budget, self._settings.storage_state)
+        self._first = False
+        self._launch = launches
