@@ -16,6 +16,7 @@ from ..cdp.connection import CDPConnection
 from ..cdp.protocol import ANY_SESSION, Event, Subscription
 from ..counting import counted
 from ..errors import InvalidArgument
+from ..name_lists import split_names
 from .journal import Journal
 
 if TYPE_CHECKING:
@@ -192,8 +193,8 @@ def parse_levels(level: str | Iterable[str] | None) -> tuple[str, ...] | None:
     """``"error"``, ``"warning,error"`` or a list → level and type names (checked)."""
     if level is None:
         return None
-    names = level.split(",") if isinstance(level, str) else list(level)
     out: list[str] = []
+    names = split_names(level)
     for raw in names:
         if not isinstance(raw, str):
             raise InvalidArgument(f"level must be a name or a list of names, got {raw!r}")

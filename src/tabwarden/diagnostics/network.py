@@ -20,6 +20,7 @@ from ..cdp.protocol import ANY_SESSION, Event, Subscription
 from ..cdp.session import CDPSession
 from ..counting import counted
 from ..errors import CDPError, InvalidArgument
+from ..name_lists import split_names
 from .journal import Journal
 
 if TYPE_CHECKING:
@@ -683,9 +684,8 @@ def _url_pattern(url: str) -> re.Pattern[str] | None:
 def _types(value: str | Iterable[str] | None) -> tuple[str, ...] | None:
     if value is None:
         return None
-    names = value.split(",") if isinstance(value, str) else list(value)
     out = []
-    for raw in names:
+    for raw in split_names(value):
         name = str(raw).strip().lower()
         if name not in RESOURCE_TYPES:
             raise InvalidArgument(
@@ -699,12 +699,8 @@ def _types(value: str | Iterable[str] | None) -> tuple[str, ...] | None:
 def _statuses(value: str | int | Iterable[str | int] | None) -> tuple[str, ...] | None:
     if value is None:
         return None
-    if isinstance(value, (str, int)):
-        names: list[str | int] = list(value.split(",")) if isinstance(value, str) else [value]
-    else:
-        names = list(value)
     out = []
-    for raw in names:
+    for raw in split_names(value):
         name = str(raw).strip().lower()
         if not re.fullmatch(r"[1-5](\d\d|xx)|failed|pending", name):
             raise InvalidArgument(

@@ -12,7 +12,7 @@ from ..counting import counted
 from ..navigation import NavigationResult
 from ..screenshot import MAX_AREA_PX, MAX_SIDE_PX
 from .context import ToolContext
-from .spec import CommandLine, FlagAlias, Image, Params, ToolResult, ToolSpec
+from .spec import CommandLine, FlagAlias, Image, OptionAlias, Params, ToolResult, ToolSpec
 
 __all__ = ["TOOLS"]
 
@@ -155,7 +155,11 @@ class ScreenshotParams(Params):
     format: Literal["png", "jpeg"] = "png"
     annotate: bool = Field(False, description="Draw each interactive element's ref on it")
     save: bool = Field(False, description="Also save it in the workspace's screenshots folder")
-    path: str | None = Field(None, description="Save it under this file name (in the workspace)")
+    path: str | None = Field(
+        None,
+        description="Save it as this file name (in the workspace's screenshots folder) or "
+        "this path inside the workspace",
+    )
     tab_id: str | None = TabId
     timeout_ms: float | None = Timeout
 
@@ -605,6 +609,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         NavigateParams,
         navigate,
         output=NavigationOutput,
+        cli=CommandLine(aliases=("open",)),
     ),
     ToolSpec(
         "browser_snapshot",
@@ -727,6 +732,10 @@ TOOLS: tuple[ToolSpec, ...] = (
         screenshot,
         read_only=True,
         images=True,
+        cli=CommandLine(
+            option_aliases=(OptionAlias("--out", "path"),),
+            defaults=(("save", True),),
+        ),
     ),
     ToolSpec(
         "browser_get_text",
