@@ -294,9 +294,11 @@ class DownloadTracker:
         return RingStatistics(len(self._items), self._capacity, self._dropped)
 
     def started_since(self, tab_id: str, since: float) -> list[str]:
-        """``name (url)`` of the downloads a tab started since ``since`` (wall clock)."""
+        """``name (url) into <folder>`` of the downloads a tab started since ``since``
+        (wall clock): a reply that wrote a file says where it goes."""
+        into = f" into {self._folder}" if self._folder is not None else ""
         return [
-            f"{d.suggested_name} ({d.url})"
+            f"{d.suggested_name} ({d.url}){into}"
             for d in self._items.values()
             if d.tab_id == tab_id and d.started_at >= since
         ]
