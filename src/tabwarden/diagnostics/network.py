@@ -21,6 +21,7 @@ from ..cdp.session import CDPSession
 from ..counting import counted
 from ..errors import CDPError, InvalidArgument
 from ..name_lists import split_names
+from ..report_text import ReportText
 from .journal import Journal
 
 if TYPE_CHECKING:
@@ -240,7 +241,8 @@ class RequestDetails:
     body_bytes: int | None
     """The whole body's size in bytes, when it was read."""
 
-    def text(self) -> str:
+    @property
+    def text(self) -> ReportText:
         req = self.request
         lines = [req.line()]
         if req.status is not None:
@@ -266,7 +268,10 @@ class RequestDetails:
         lines.append("response body:" + (f" ({self.body_note})" if self.body_note else ""))
         if self.body is not None:
             lines.append(self.body)
-        return "\n".join(lines)
+        return ReportText("\n".join(lines))
+
+    def __str__(self) -> str:
+        return self.text
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -337,9 +342,10 @@ class NetworkReport:
     cleared: bool = False
     details: RequestDetails | None = None
 
-    def text(self) -> str:
+    @property
+    def text(self) -> ReportText:
         if self.details is not None:
-            return self.details.text()
+            return self.details.text
         which = self.filter.describe()
         head = f"network of tab {self.tab_id}" + (f" ({which})" if which else "") + ": "
         head += f"showing {len(self.requests)} of {self.matched}" if self.matched else "no requests"
@@ -350,7 +356,10 @@ class NetworkReport:
             notes.append("cleared after reading")
         lines = [f"{head} ({', '.join(notes)})"]
         lines += [request.line() for request in self.requests]
-        return "\n".join(lines)
+        return ReportText("\n".join(lines))
+
+    def __str__(self) -> str:
+        return self.text
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
