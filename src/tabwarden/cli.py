@@ -975,7 +975,10 @@ def _register_tool_commands() -> None:
         assert name not in taken, f"two commands are called {name}"
         taken.add(name)
         command = _tool_command(spec)
-        app.command(name, cls=_Command, rich_help_panel=_TOOLS_PANEL)(command)
+        also = f" (also: {', '.join(spec.cli.aliases)})" if spec.cli.aliases else ""
+        app.command(
+            name, cls=_Command, rich_help_panel=_TOOLS_PANEL, help=f"{command.__doc__}{also}"
+        )(command)
         for alias in spec.cli.aliases:
             assert alias not in taken, f"two commands are called {alias}"
             taken.add(alias)

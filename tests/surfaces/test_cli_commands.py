@@ -339,3 +339,9 @@ def test_mcp_tool_groups_are_one_setting(monkeypatch: pytest.MonkeyPatch, tmp_pa
     bad_env = invoke("mcp").exception
     assert isinstance(bad_env, ConfigError) and "tools.groups: " in str(bad_env)
     assert len(seen) == 3
+
+
+def test_every_command_that_writes_a_file_takes_path() -> None:
+    # storage keeps --file: its --path is a cookie's path.
+    for command in ("screenshot", "save-pdf", "trace-stop", "record-stop"):
+        assert "--path" in invoke(command, "--help").output, command
