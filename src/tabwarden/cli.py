@@ -3,7 +3,7 @@
 Browser tools, one command each, generated from the tool registry (``browser_`` dropped,
 ``_`` → ``-``): ``tabwarden navigate URL``, ``snapshot``, ``click REF``, ``fill REF VALUE``,
 ``type TEXT``, ``press KEY``, ``select REF VALUES...``, ``dialog [accept|dismiss]``,
-``wait --text …``, ``screenshot [--out FILE]``, ``get-text``, ``tabs [list|new]``, … The
+``wait --text …``, ``screenshot [--path FILE]``, ``get-text``, ``tabs [list|new]``, … The
 leading required parameters of a tool (and ``action``/``expression``) are positional;
 the others are ``--options``: booleans as ``--flag/--no-flag``, lists as repeated
 options, objects and lists of objects as JSON text. Every tool command also takes
@@ -15,14 +15,25 @@ started on first use and stopped after 5 idle minutes (``$TABWARDEN_DAEMON_IDLE_
 the browser, its tabs and refs live on between commands. ``tabwarden daemon
 run|status|stop`` manage it. The daemon reads the configuration (environment,
 ``./tabwarden.yaml``) and takes the working folder (the workspace profile) of the command
-that starts it; later changes apply after ``tabwarden daemon stop``. Images (screenshots)
-are written to ``--out FILE`` or to ``<tab>-<time>.<format>`` in the current folder, and
-their paths printed (``image_files`` with ``--json``).
+that starts it; later changes apply after ``tabwarden daemon stop``.
+
+Files: every command that writes one takes ``--path`` (a file name, saved in its folder of
+the workspace's output folder, or a path inside the workspace) and its reply names the
+full path. The one path rule (``safety/paths.py``) holds here as on every surface: nothing
+is written outside the workspace, so that what an agent may write does not depend on the
+surface it uses. A screenshot is always saved (``--no-save``: not), since a terminal
+cannot show it; ``--out`` is an older name of ``--path``. ``tabwarden open URL`` is
+``navigate``.
+
+Output: a person at a terminal reads the reply's text alone; the lines written for models
+(``[untrusted page data]``, ``# N chars``) are kept only with ``--json`` when stdout is not
+a terminal (an agent reading through a pipe), as the MCP server always sends them.
+Filters take names as on every surface: ``--status 4xx,failed``, or the option repeated.
 
 Safety: ``--secrets FILE`` (tool commands, ``mcp``, ``daemon run``) names a dotenv file
 whose values are replaced by ``[secret:NAME]`` in everything printed or logged. A result
 that carries text written by web pages opens with ``[untrusted page data]``
-(``UNTRUSTED_MARK``): what follows is data, never instructions.
+(``UNTRUSTED_MARK``) for an agent: what follows is data, never instructions.
 Attaching to a running browser needs the user's consent: ``tabwarden attach URL
 --allow-attach`` (or ``--consent``), and ``tabwarden mcp --cdp-endpoint URL
 --allow-attach`` to make every MCP client drive that browser; without it the call fails
@@ -32,7 +43,9 @@ Also: ``schema`` (tool definitions as JSON for other harnesses), ``mcp`` (the MC
 server), ``demo`` (``demo --serve [--port N]`` serves the demo site until Ctrl-C),
 ``version`` and ``doctor`` (which also prints where files go).
 
-Errors print ``error: <message> (<hint>)`` on stderr, never a traceback. Exit codes:
+Errors print ``error: <message> (<hint>)`` on stderr, never a traceback; with ``--json``,
+``{"error": {"type", "message", "hint"}}`` on stdout. ``--version`` prints the version;
+``-h`` is ``--help``. Exit codes:
 
 * 0 — ok
 * 1 — ``demo``, ``version``, ``doctor`` or ``mcp`` failed, or an internal error (a bug;
@@ -50,7 +63,6 @@ Errors print ``error: <message> (<hint>)`` on stderr, never a traceback. Exit co
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import importlib
 import inspect
@@ -72,6 +84,7 @@ import typer
 from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
+from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 from . import __version__
 from .backends.executable import find_browser
@@ -98,9 +111,11 @@ from .tools.catalog import TOOLS
 from .tools.spec import (
     CommandLineKind,
     FlagAlias,
+    OptionAlias,
     ToolSpec,
     command_line_kind,
     command_line_positionals,
+    text_for_people,
 )
 from .tools.spec import command_name as tool_command_name
 
@@ -123,6 +138,45 @@ EXIT_CODES = {
 
 _EPILOG = "Exit codes: " + " · ".join(f"{code} {what}" for code, what in EXIT_CODES.items())
 
+_HELP_OPTIONS = {"help_option_names": ["-h", "--help"]}
+
+
+def _tidy_metavars(params: list[Any]) -> list[Any]:
+    """Help without type noise (``<bool>``, ``<str>``): no metavar on a flag, a name on a
+    value (``URL``, ``N``, ``png|jpeg``), the argument's name alone on a positional."""
+    for param in params:
+        if isinstance(param, TyperArgument):
+            if type(param) is TyperArgument:
+                param.__class__ = _NamedArgument
+        elif isinstance(param, TyperOption) and param.metavar is None:
+            choices = param.type_descriptor.choices if param.type_descriptor.is_choice else None
+            if param.is_flag:
+                param.metavar = ""
+            elif choices:
+                param.metavar = "|".join(map(str, choices))
+            else:
+                longest = max(param.opts, key=len, default="--value")
+                param.metavar = longest.lstrip("-").replace("-", "_").upper()
+    return params
+
+
+class _NamedArgument(TyperArgument):
+    """A positional shown by its name (``URL``), without its Python type."""
+
+    def display_type_rich(self, ctx: Any) -> str | None:
+        return None
+
+
+class _Command(TyperCommand):
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _tidy_metavars(super().get_params(ctx))
+
+
+class _Group(TyperGroup):
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _tidy_metavars(super().get_params(ctx))
+
+
 app = typer.Typer(
     name="tabwarden",
     help="tabwarden: a browser-control runtime for AI agents, on the Chrome DevTools Protocol.",
@@ -130,26 +184,53 @@ app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    cls=_Group,
+    context_settings=_HELP_OPTIONS,
 )
 
 daemon_app = typer.Typer(
     help="The background daemon that keeps a session's browser alive between commands.",
     no_args_is_help=True,
+    cls=_Group,
+    context_settings=_HELP_OPTIONS,
 )
 app.add_typer(daemon_app, name="daemon")
 
 
-def main() -> None:
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"tabwarden {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    show_version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            is_eager=True,
+            callback=_print_version,
+            help="Print the tabwarden version and exit.",
+        ),
+    ] = False,
+) -> None:
+    pass
+
+
+def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``tabwarden`` script and ``python -m tabwarden``."""
+    args = sys.argv[1:] if argv is None else argv
+    report = _json_error if _asks_for_json(args) else _error
     try:
-        code = app(prog_name="tabwarden", standalone_mode=False)
+        code = app(args=args, prog_name="tabwarden", standalone_mode=False)
     except TabwardenError as exc:
-        _error(str(exc))
+        report(exc)
         sys.exit(exit_code_for(exc))
     except typer.TyperException as exc:  # click's errors: usage (2), files…
-        sys.exit(_usage_error(exc))
+        sys.exit(_usage_error(exc, report))
     except typer.Abort:
-        _error("aborted")
+        report(_Failure("Aborted", "aborted"))
         sys.exit(1)
     except KeyboardInterrupt:
         sys.exit(130)
@@ -157,9 +238,41 @@ def main() -> None:
         if os.environ.get("TABWARDEN_DEBUG"):
             raise
         hint = "a tabwarden bug: TABWARDEN_DEBUG=1 shows the traceback"
-        _error(f"{type(exc).__name__}: {exc} ({hint})")
+        report(_Failure(type(exc).__name__, f"{type(exc).__name__}: {exc}", hint))
         sys.exit(1)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _asks_for_json(args: list[str]) -> bool:
+    """``--json`` among the options (not after ``--``, where it would be a value)."""
+    before = args[: args.index("--")] if "--" in args else args
+    return "--json" in before
+
+
+@dataclass(frozen=True)
+class _Failure:
+    """An error that is no TabwardenError (usage, interrupt, a bug), as it is reported."""
+
+    type_name: str
+    message: str
+    hint: str = ""
+
+
+def _failure(error: TabwardenError | _Failure) -> _Failure:
+    if isinstance(error, _Failure):
+        return error
+    name = error.type_name if isinstance(error, RemoteError) else type(error).__name__
+    return _Failure(name, error.message, error.hint)
+
+
+def _json_error(error: TabwardenError | _Failure) -> None:
+    """With ``--json``: the error as one JSON object on stdout, where the script reads the
+    result: ``{"error": {"type", "message", "hint"}}`` (the exit code is unchanged)."""
+    failure = _failure(error)
+    redact = process_redactor().redact_text
+    body = {"type": failure.type_name, "message": redact(failure.message)}
+    body["hint"] = redact(failure.hint)
+    typer.echo(json.dumps({"error": body}, ensure_ascii=False))
 
 
 def exit_code_for(exc: BaseException) -> int:
@@ -178,7 +291,9 @@ def exit_code_for(exc: BaseException) -> int:
     return 3
 
 
-def _usage_error(exc: typer.TyperException) -> int:
+def _usage_error(
+    exc: typer.TyperException, report: Callable[[TabwardenError | _Failure], None]
+) -> int:
     code = int(getattr(exc, "exit_code", 2))
     if type(exc).__name__ == "NoArgsIsHelpError":
         show = getattr(exc, "show", None)
@@ -187,7 +302,7 @@ def _usage_error(exc: typer.TyperException) -> int:
         return code
     ctx = getattr(exc, "ctx", None)
     where = getattr(ctx, "command_path", "tabwarden")
-    _error(f"{exc.format_message()} (see `{where} --help`)")
+    report(_Failure("UsageError", exc.format_message(), f"see `{where} --help`"))
     return code
 
 
@@ -204,7 +319,7 @@ def _exit_1_on_error() -> Iterator[None]:
         raise typer.Exit(1) from None
 
 
-@app.command()
+@app.command(cls=_Command)
 def demo(
     headed: bool = typer.Option(
         False, "--headed", help="Show the browser window (needs a display)."
@@ -256,7 +371,7 @@ def _serve_demo_site(port: int) -> None:
         site.stop()
 
 
-@app.command()
+@app.command(cls=_Command)
 def version() -> None:
     """Print the tabwarden version and the browser it would launch."""
     typer.echo(f"tabwarden {__version__}")
@@ -267,7 +382,7 @@ def version() -> None:
     typer.echo(f"browser   {executable}" + (f" ({detail})" if detail else ""))
 
 
-@app.command()
+@app.command(cls=_Command)
 def doctor(
     timeout: float = typer.Option(
         30.0, "--timeout", min=1.0, help="Seconds allowed to launch the browser and open a page."
@@ -309,13 +424,12 @@ def _print_places(config: Config) -> None:
     if browser.isolated:
         typer.echo("             (unused: browser.isolated makes a throwaway profile per session)")
     typer.echo(f"  daemons    {daemon.runtime_dir()}  (sockets and logs of the command line)")
-    typer.echo("  images     --out FILE, or <tab>-<time>.png in the current folder (command line)")
 
 
 # ---- schema and mcp --------------------------------------------------------------------
 
 
-@app.command("schema")
+@app.command("schema", cls=_Command)
 def schema_command(
     format: Literal["mcp", "openai", "anthropic"] = typer.Option(
         "mcp", "--format", help="Whose tool-definition format."
@@ -340,8 +454,10 @@ _SecretsFileOption = Annotated[
     typer.Option(
         "--secrets",
         metavar="FILE",
-        help="A dotenv file (NAME=value) of your secrets: each value is replaced by "
-        "[secret:NAME] in what reaches the model or a log.",
+        help=escape(
+            "A dotenv file (NAME=value) of your secrets: each value is replaced by "
+            "[secret:NAME] in what reaches the model or a log."
+        ),
     ),
 ]
 _AllowAttachOption = Annotated[
@@ -461,7 +577,7 @@ def _apply_safety_flags(config: Config, secrets: Path | None, allow_attach: bool
         config.safety.allow_attach = True
 
 
-@app.command("mcp")
+@app.command("mcp", cls=_Command)
 def mcp_command(
     http: Annotated[
         bool, typer.Option("--http", help="Serve MCP over streamable HTTP instead of stdio.")
@@ -514,8 +630,8 @@ def mcp_command(
         typer.Option(
             "--cdp-endpoint",
             metavar="URL",
-            help="Attach to this running browser instead of launching one (only where the "
-            "MCP server supports it; otherwise use the browser_attach tool).",
+            help="Drive this running browser (its CDP URL) instead of launching one; every "
+            "client of this server drives it. Needs --allow-attach.",
         ),
     ] = None,
     executable_path: Annotated[
@@ -643,7 +759,7 @@ _SessionOption = Annotated[
 _JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON, for scripts.")]
 
 
-@daemon_app.command("run")
+@daemon_app.command("run", cls=_Command)
 def daemon_run(
     session: _SessionOption = "default",
     idle_timeout: Annotated[
@@ -702,7 +818,7 @@ def daemon_run(
     daemon.run_daemon(session, config=config, idle_timeout_s=idle_timeout)
 
 
-@daemon_app.command("status")
+@daemon_app.command("status", cls=_Command)
 def daemon_status(
     session: Annotated[
         str | None,
@@ -743,7 +859,7 @@ def _describe_status(info: dict[str, Any]) -> str:
     )
 
 
-@daemon_app.command("stop")
+@daemon_app.command("stop", cls=_Command)
 def daemon_stop(
     session: Annotated[
         str | None,
@@ -777,7 +893,6 @@ _CLIENT_KWARGS = (
     "cli_session",
     "cli_json",
     "cli_timeout_ms",
-    "cli_out",
     "cli_secrets",
 )
 
@@ -812,6 +927,7 @@ def command_name(spec: ToolSpec) -> str:
 def _plan(spec: ToolSpec) -> list[_Param]:
     params: list[_Param] = []
     positionals = command_line_positionals(spec)
+    command_line_defaults = dict(spec.cli.defaults)
     for name, field in spec.params.model_fields.items():
         kind, base = command_line_kind(field)
         required = field.is_required()
@@ -824,7 +940,9 @@ def _plan(spec: ToolSpec) -> list[_Param]:
                 required=required,
                 positional=positional,
                 variadic=positional and kind == "list",
-                default=None if required else field.get_default(call_default_factory=True),
+                default=None
+                if required
+                else command_line_defaults.get(name, field.get_default(call_default_factory=True)),
                 description=field.description or "",
             )
         )
@@ -853,7 +971,7 @@ def _typer_parameter(param: _Param) -> inspect.Parameter:
     panel = _COMMON_PANEL if param.name == "timeout_ms" else None
     annotation: Any
     if param.positional:
-        metavar = param.display
+        metavar = param.name.upper()  # typer marks a variadic one itself (VALUES...)
         info = typer.Argument(metavar=metavar, help=help_text, show_default=False)
         if param.required:
             return inspect.Parameter(param.name, keyword, annotation=Annotated[param.base, info])
@@ -937,8 +1055,10 @@ def _common_parameters(spec: ToolSpec, plan: list[_Param]) -> list[inspect.Param
                 typer.Option(
                     "--secrets",
                     metavar="FILE",
-                    help="A dotenv file (NAME=value) of secrets to replace by [secret:NAME] "
-                    "in what the session prints, from now on.",
+                    help=escape(
+                        "A dotenv file (NAME=value) of secrets to replace by [secret:NAME] "
+                        "in what the session prints, from now on."
+                    ),
                     rich_help_panel=_COMMON_PANEL,
                 ),
             ],
@@ -956,22 +1076,13 @@ def _common_parameters(spec: ToolSpec, plan: list[_Param]) -> list[inspect.Param
                 ],
             )
         )
-    if spec.images:
+    for option_alias in spec.cli.option_aliases:
         common.append(
             inspect.Parameter(
-                "cli_out",
+                _option_alias_kwarg(option_alias),
                 keyword,
                 default=None,
-                annotation=Annotated[
-                    Path | None,
-                    typer.Option(
-                        "--out",
-                        metavar="FILE",
-                        help="Write the image here (default: <tab>-<time>.<format> in the "
-                        "current folder); its path is printed.",
-                        rich_help_panel=_COMMON_PANEL,
-                    ),
-                ],
+                annotation=Annotated[str | None, typer.Option(option_alias.option, hidden=True)],
             )
         )
     return common
@@ -982,9 +1093,18 @@ def _alias_kwarg(alias: FlagAlias) -> str:
     return "cli_" + alias.option.removeprefix("--").replace("-", "_")
 
 
+def _option_alias_kwarg(alias: OptionAlias) -> str:
+    """The command's keyword for an option alias: ``--out`` → ``cli_out``."""
+    return "cli_" + alias.option.removeprefix("--").replace("-", "_")
+
+
 def _tool_command(spec: ToolSpec) -> Callable[..., None]:
     plan = _plan(spec)
-    own = {*_CLIENT_KWARGS, *(_alias_kwarg(alias) for alias in spec.cli.flag_aliases)}
+    own = {
+        *_CLIENT_KWARGS,
+        *(_alias_kwarg(alias) for alias in spec.cli.flag_aliases),
+        *(_option_alias_kwarg(alias) for alias in spec.cli.option_aliases),
+    }
     clash = {p.name for p in plan} & own
     assert not clash, f"{spec.name} has parameters named like the CLI's own: {clash}"
 
@@ -1005,18 +1125,29 @@ def _register_tool_commands() -> None:
         name = command_name(spec)
         assert name not in taken, f"two commands are called {name}"
         taken.add(name)
-        app.command(name, rich_help_panel=_TOOLS_PANEL)(_tool_command(spec))
+        command = _tool_command(spec)
+        also = f" (also: {', '.join(spec.cli.aliases)})" if spec.cli.aliases else ""
+        app.command(
+            name, cls=_Command, rich_help_panel=_TOOLS_PANEL, help=f"{command.__doc__}{also}"
+        )(command)
+        for alias in spec.cli.aliases:
+            assert alias not in taken, f"two commands are called {alias}"
+            taken.add(alias)
+            app.command(alias, cls=_Command, hidden=True)(command)
 
 
 def _run_tool(spec: ToolSpec, plan: list[_Param], values: dict[str, Any]) -> None:
     session: str = values.pop("cli_session", "default")
     as_json: bool = values.pop("cli_json", False)
-    out: Path | None = values.pop("cli_out", None)
     wait_ms: float | None = values.pop("cli_timeout_ms", None)
     secrets: Path | None = values.pop("cli_secrets", None)
     for alias in spec.cli.flag_aliases:
         if values.pop(_alias_kwarg(alias), False):
             values[alias.parameter] = True
+    for option_alias in spec.cli.option_aliases:
+        given = values.pop(_option_alias_kwarg(option_alias), None)
+        if given is not None and values.get(option_alias.parameter) is None:
+            values[option_alias.parameter] = given
     arguments = _arguments(spec, plan, values)
     wait_ms = arguments.get("timeout_ms", wait_ms)
     if wait_ms is not None and not wait_ms > 0:
@@ -1031,19 +1162,26 @@ def _run_tool(spec: ToolSpec, plan: list[_Param], values: dict[str, Any]) -> Non
         request["secrets_file"] = str(path)
     reply = daemon.send(session, request, wait_s)
     result = daemon.unwrap(reply)
-    images = result.pop("image_data", None) or []
-    paths = _save_images(images, out, result, arguments) if images else []
+    # Images were saved where the workspace rule puts them (the reply says where): a
+    # terminal cannot show them, and a script reads the file.
+    result.pop("image_data", None)
+    if spec.images and result.get("path"):
+        result["image_files"] = [result["path"]]
+    # The untrusted-data marker and the size line are written for models: an agent reads
+    # --json through a pipe; a person reads the terminal.
+    if not (as_json and not _stdout_is_terminal()):
+        result["text"] = text_for_people(str(result.get("text", "")))
     if as_json:
-        if paths:
-            result["image_files"] = [str(p) for p in paths]
         typer.echo(json.dumps(result, indent=2, ensure_ascii=False))
     else:
         console = Console(soft_wrap=True, markup=False, highlight=False, emoji=False)
         console.print(str(result.get("text", "")).rstrip("\n"), markup=False, highlight=False)
-        for path in paths:
-            console.print(str(path), markup=False, highlight=False)
     if result.get("is_error"):
         raise typer.Exit(3)  # it did not do what was asked (the result says why)
+
+
+def _stdout_is_terminal() -> bool:
+    return sys.stdout.isatty()
 
 
 def _arguments(spec: ToolSpec, plan: list[_Param], values: dict[str, Any]) -> dict[str, Any]:
@@ -1066,6 +1204,8 @@ def _arguments(spec: ToolSpec, plan: list[_Param], values: dict[str, Any]) -> di
                     hint=f"see `tabwarden {command_name(spec)} --help`",
                 ) from None
         arguments[param.name] = value
+    for name, default in spec.cli.defaults:
+        arguments.setdefault(name, default)
     try:
         spec.params.model_validate(arguments)
     except ValidationError as exc:
@@ -1081,46 +1221,6 @@ def _arguments(spec: ToolSpec, plan: list[_Param], values: dict[str, Any]) -> di
             hint=f"see `tabwarden {command_name(spec)} --help`",
         ) from None
     return arguments
-
-
-def _save_images(
-    images: list[dict[str, Any]],
-    out: Path | None,
-    result: dict[str, Any],
-    arguments: dict[str, Any],
-) -> list[Path]:
-    paths = []
-    for index, image in enumerate(images):
-        data = base64.b64decode(str(image.get("data", "")))
-        mime = str(image.get("mime_type", "image/png"))
-        extension = {"image/jpeg": "jpg"}.get(mime, mime.rpartition("/")[2] or "png")
-        if out is not None:
-            path = out if index == 0 else out.with_stem(f"{out.stem}-{index + 1}")
-        else:
-            path = _default_image_path(result, arguments, extension)
-        try:
-            path.expanduser().write_bytes(data)
-        except OSError as exc:
-            raise InvalidArgument(
-                f"cannot write the image to {path}: {exc.strerror or exc}",
-                hint="give --out a path in a writable folder",
-            ) from None
-        paths.append(path.expanduser().resolve())
-    return paths
-
-
-def _default_image_path(result: dict[str, Any], arguments: dict[str, Any], ext: str) -> Path:
-    tab = arguments.get("tab_id") or result.get("tab_id")
-    if not tab:
-        found = re.search(r"\btab (t\d+)\b", str(result.get("text", "")))
-        tab = found.group(1) if found else "tab"
-    stem = f"{re.sub(r'[^A-Za-z0-9_.-]+', '-', str(tab))}-{time.strftime('%Y%m%d-%H%M%S')}"
-    path = Path.cwd() / f"{stem}.{ext}"
-    counter = 2
-    while path.exists():
-        path = Path.cwd() / f"{stem}-{counter}.{ext}"
-        counter += 1
-    return path
 
 
 _register_tool_commands()
@@ -1241,5 +1341,10 @@ def _browser_version(executable: str) -> str:
     return lines[-1] if done.returncode == 0 and lines else ""
 
 
-def _error(message: str) -> None:
+def _error(error: TabwardenError | _Failure | str) -> None:
+    if isinstance(error, str):
+        message = error
+    else:
+        failure = _failure(error)
+        message = failure.message + (f" ({failure.hint})" if failure.hint else "")
     typer.echo(f"error: {process_redactor().redact_text(message)}", err=True)

@@ -8,6 +8,7 @@ HTTP status from the document's ``Network.responseReceived``.
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 import time
 from collections.abc import Collection
@@ -26,6 +27,7 @@ from .errors import (
     NavigationFailed,
     NavigationTimeout,
 )
+from .report_text import ReportText
 from .supervisor.dialogs import PendingDialog
 
 __all__ = [
@@ -97,6 +99,48 @@ class NavigationResult:
     def ok(self) -> bool:
         """False when it did not navigate, or for an HTTP error status (4xx/5xx)."""
         return self.navigated and (self.status is None or self.status < 400)
+
+    @property
+    def text(self) -> ReportText:
+        """Where the tab is, the status, the stages reached, any dialog; or, when a dialog
+        held the navigation back, why and how to go on."""
+        if not self.navigated:
+            return ReportText(self._held_back())
+        status = "-" if self.status is None else f"{self.status} {self.status_text}".strip()
+        lines = [f"tab {self.tab_id}: {status} {self.url} {json.dumps(self.title)}"]
+        lines.append(f"reached {', '.join(self.reached) or 'nothing'} in {self.elapsed_ms} ms")
+        if self.dialog is not None:
+            lines.append(
+                f"dialog open: {self.dialog.describe()} — answer it with "
+                f"{self.dialog.answer_call()}"
+            )
+        if not self.ok:
+            lines.append(f"HTTP error {self.status}: the page says why; take a snapshot")
+        return ReportText("\n".join(lines))
+
+    def __str__(self) -> str:
+        return self.text
+
+    def _held_back(self) -> str:
+        lines = [
+            f"tab {self.tab_id}: not navigated to {self.requested_url} — still on "
+            f"{self.url} {json.dumps(self.title)}"
+        ]
+        dialog = self.dialog
+        if dialog is None:
+            lines.append("a dialog held it back and is closed now; take a snapshot to see the tab")
+        elif dialog.type == "beforeunload":
+            lines.append(
+                f"the page asks before it is left: {dialog.describe()} — accept it to leave "
+                f"(the navigation then goes on) or dismiss it to stay: {dialog.answer_call()}"
+            )
+        else:
+            lines.append(
+                f"a dialog of this page opened before the new one committed: "
+                f"{dialog.describe()} — answer it with {dialog.answer_call()}, then take a "
+                "snapshot to see the tab"
+            )
+        return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

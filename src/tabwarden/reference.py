@@ -146,13 +146,14 @@ def _type(prop: dict[str, Any]) -> str:
 def _command_lines(command: Any, path: str) -> list[str]:
     """A click command (typer's) and its subcommands, duck-typed: typer vendors click."""
     lines = [f"## `{path}`", "", (command.help or "").strip().split("\n\n")[0], ""]
-    params = [p for p in command.params if p.name != "help"]
+    params = [p for p in command.params if p.name != "help" and not getattr(p, "hidden", False)]
     if params:
         lines += ["| argument or option | description |", "|---|---|"]
         for param in params:
             if param.param_type_name == "argument":
-                name = "`" + (param.name or "").upper() + "`"
-                help_text = "argument" + (" (optional)" if not param.required else "")
+                name = "`" + (param.metavar or param.name or "").upper() + "`"
+                help_text = (getattr(param, "help", None) or "").replace("\n", " ")
+                help_text += "" if param.required else " (optional)"
             else:
                 name = ", ".join(f"`{o}`" for o in (*param.opts, *param.secondary_opts))
                 help_text = (getattr(param, "help", None) or "").replace("\n", " ")
@@ -160,7 +161,8 @@ def _command_lines(command: Any, path: str) -> list[str]:
         lines.append("")
     if hasattr(command, "commands"):
         for name in sorted(command.commands):
-            lines += _command_lines(command.commands[name], f"{path} {name}")
+            if not getattr(command.commands[name], "hidden", False):  # aliases, old names
+                lines += _command_lines(command.commands[name], f"{path} {name}")
     return lines
 
 

@@ -64,6 +64,7 @@ async def test_a_text_download_completes_with_its_final_path_and_size(session, t
     # The GUID-named file was renamed, not copied.
     assert not (folder / download.guid).exists()
     assert "download started: notes.txt (" in receipt.text()
+    assert f") into {folder} " in receipt.text()  # the reply says where the file goes
     assert f"{download.size:,} bytes at {download.path}" in download.describe()
 
 

@@ -36,7 +36,7 @@ async def test_save_pdf_writes_a_pdf_into_the_workspace(tab, workspace):
     assert data.startswith(b"%PDF")
     assert pdf.bytes == len(data)
     assert pdf.pages == 3
-    assert f"to {pdf.path} ({pdf.bytes:,} bytes, 3 pages)" in pdf.text(tab.id)
+    assert f"to {pdf.path} ({pdf.bytes:,} bytes, 3 pages)" in str(pdf)
 
 
 @pytest.mark.browser

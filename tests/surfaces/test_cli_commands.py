@@ -168,49 +168,77 @@ def test_bad_arguments_are_refused_before_any_daemon(recorder: Recorder) -> None
 
 def test_output_is_plain_text_and_json(recorder: Recorder) -> None:
     recorder.result = {
-        "text": "[bold]not markup[/bold] :smile: [link=x]y[/link]\n# 48 chars",
+        "text": "[untrusted page data]\n[bold]not markup[/bold] :smile: [link=x]y[/link]\n"
+        "# 70 chars",
         "untrusted": True,
         "tab_id": "t1",
     }
     done = invoke("get-text")
     assert done.exit_code == 0
-    assert done.output == "[bold]not markup[/bold] :smile: [link=x]y[/link]\n# 48 chars\n"
+    # A person reads the page's text: no marker and size line, which are for models.
+    assert done.output == "[bold]not markup[/bold] :smile: [link=x]y[/link]\n"
     done = invoke("get-text", "--json")
-    assert json.loads(done.output) == recorder.result
+    assert json.loads(done.output) == recorder.result  # --json through a pipe: an agent
+
+
+def test_json_at_a_terminal_leaves_out_the_lines_for_models(
+    recorder: Recorder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    recorder.result = {"text": "[untrusted page data]\nhello\n# 28 chars", "untrusted": True}
+    monkeypatch.setattr(cli, "_stdout_is_terminal", lambda: True)
+    done = invoke("get-text", "--json")
+    assert json.loads(done.output)["text"] == "hello"
 
 
 def test_a_result_flagged_as_an_error_is_printed_and_exits_3(recorder: Recorder) -> None:
     recorder.result = {"text": "tab t1: not navigated\n# 21 chars", "is_error": True}
     done = invoke("navigate", "localhost:8000")
     assert done.exit_code == 3
-    assert done.output == "tab t1: not navigated\n# 21 chars\n"
+    assert done.output == "tab t1: not navigated\n"
     done = invoke("navigate", "localhost:8000", "--json")
     assert done.exit_code == 3 and json.loads(done.output)["is_error"] is True
 
 
-def test_screenshots_are_written_to_files(
-    recorder: Recorder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.chdir(tmp_path)
+def test_screenshots_are_saved_in_the_workspace_by_the_tool(recorder: Recorder) -> None:
     image = {"mime_type": "image/png", "data": base64.b64encode(PNG).decode()}
+    saved = "/work/space/tabwarden-output/screenshots/shot.png"
     recorder.result = {
-        "text": "screenshot of tab t3: 10x10 png\n# 30 chars",
+        "text": f"screenshot of tab t3: 10x10 png\nsaved to {saved} (9 bytes)\n# 70 chars",
         "format": "png",
+        "path": saved,
         "image_data": [image],
     }
-    out = tmp_path / "shot.png"
-    done = invoke("screenshot", "--out", str(out))
+    done = invoke("screenshot", "--path", "shot.png")
     assert done.exit_code == 0, done.output
-    assert out.read_bytes() == PNG
-    assert done.output.splitlines() == ["screenshot of tab t3: 10x10 png", "# 30 chars", str(out)]
-    assert "image_data" not in json.dumps(recorder.arguments)
+    # The daemon saves it under the workspace rule; the command only says where.
+    assert recorder.arguments == {"path": "shot.png", "save": True}
+    assert done.output.splitlines()[-1] == f"saved to {saved} (9 bytes)"
+
+    done = invoke("screenshot", "--out", "old.png")  # the older name still works
+    assert recorder.arguments == {"path": "old.png", "save": True}
+    done = invoke("screenshot", "--no-save")
+    assert recorder.arguments == {"save": False}
 
     done = invoke("screenshot", "--json")
     data = json.loads(done.output)
     assert "image_data" not in data
-    (path,) = data["image_files"]
-    assert Path(path).parent == tmp_path and Path(path).name.startswith("t3-")
-    assert Path(path).read_bytes() == PNG
+    assert data["image_files"] == [saved] and data["path"] == saved
+    assert "--out" not in invoke("screenshot", "--help").output
+
+
+def test_open_is_navigate(recorder: Recorder) -> None:
+    done = invoke("open", "localhost:8000")
+    assert done.exit_code == 0, done.output
+    assert recorder.calls[-1][1] == {
+        "tool": "browser_navigate",
+        "arguments": {"url": "localhost:8000"},
+    }
+
+
+def test_filters_take_comma_lists_as_python_does(recorder: Recorder) -> None:
+    done = invoke("network", "--status", "4xx,failed", "--status", "pending", "--type", "xhr,fetch")
+    assert done.exit_code == 0, done.output
+    assert recorder.arguments == {"status": ["4xx,failed", "pending"], "type": ["xhr,fetch"]}
 
 
 def test_exit_codes_follow_the_error_kind() -> None:
@@ -391,3 +419,9 @@ def test_mcp_tool_groups_are_one_setting(monkeypatch: pytest.MonkeyPatch, tmp_pa
     bad_env = invoke("mcp").exception
     assert isinstance(bad_env, ConfigError) and "tools.groups: " in str(bad_env)
     assert len(seen) == 3
+
+
+def test_every_command_that_writes_a_file_takes_path() -> None:
+    # storage keeps --file: its --path is a cookie's path.
+    for command in ("screenshot", "save-pdf", "trace-stop", "record-stop"):
+        assert "--path" in invoke(command, "--help").output, command

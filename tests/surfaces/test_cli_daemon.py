@@ -171,13 +171,20 @@ def test_commands_share_one_browser_across_invocations(cli: Cli, server: LocalSe
     as_json = cli.json("get-text")
     assert "Added" in as_json["text"] and as_json["untrusted"] is True
 
-    shot = cli.cwd / "shot.png"
-    printed = cli.ok("screenshot", "--out", str(shot))
-    assert shot.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
-    assert printed.strip().splitlines()[-1] == str(shot)
-    default_shot = Path(cli.ok("screenshot").strip().splitlines()[-1])
-    assert default_shot.parent == cli.cwd and default_shot.name.startswith("t1-")
-    assert default_shot.read_bytes().startswith(b"\x89PNG")
+    # Screenshots land in the workspace's screenshots folder, and the reply says where.
+    workspace = Path(cli.env.get("TABWARDEN_BROWSER__WORKSPACE") or cli.cwd)
+    shots = (workspace / "tabwarden-output" / "screenshots").resolve()
+    printed = cli.ok("screenshot", "--path", "shot.png")
+    assert (shots / "shot.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n"), printed
+    assert f"saved to {shots / 'shot.png'} (" in printed
+    assert "# " not in printed  # the size line is for models
+    default_shot = cli.json("screenshot")["image_files"][0]
+    assert Path(default_shot).parent == shots
+    assert Path(default_shot).read_bytes().startswith(b"\x89PNG")
+    outside = cli.tmp / "outside.png"  # not under the workspace
+    refused = cli("screenshot", "--out", str(outside))
+    assert refused.returncode == 2 and "outside the workspace" in refused.stderr
+    assert not outside.exists()
 
     # Same daemon, same browser, same tab at the same URL.
     again = cli.status()

@@ -32,6 +32,7 @@ from ..counting import counted
 from ..diagnostics.network import NetworkRequest
 from ..errors import CDPError, DeadlineExceeded, TabwardenError
 from ..page import PageView
+from ..report_text import ReportText
 from ..snapshot.render import SnapshotDiff, diff_lines
 from ..supervisor.dialogs import ClosedDialog, PendingDialog
 from ..supervisor.state import FrameNode
@@ -124,7 +125,8 @@ class Receipt:
     text_changes: TextChanges | None = None
     """Text that appeared or went away in the page (None when it could not be watched)."""
 
-    def text(self) -> str:
+    @property
+    def text(self) -> ReportText:
         """The compact form an agent reads."""
         head = f"{self.action}"
         if self.target:
@@ -158,7 +160,7 @@ class Receipt:
             )
         for error in self.console_errors:
             lines.append(f"console error: {error}")
-        diff_text = self.diff.text() if self.diff is not None and not self.diff.empty else ""
+        diff_text = self.diff.text if self.diff is not None and not self.diff.empty else ""
         text_lines = self.text_changes.lines(diff_text) if self.text_changes else []
         if diff_text:
             lines.append("page changes:")
@@ -169,11 +171,14 @@ class Receipt:
             lines.append(f"page changes not diffed ({self.diff_skipped}): take a snapshot")
         lines += text_lines
         body = "\n".join(lines)
-        return f"{body}\n# {len(body):,} chars"
+        return ReportText(f"{body}\n# {len(body):,} chars")
+
+    def __str__(self) -> str:
+        return self.text
 
     @property
     def chars(self) -> int:
-        return len(self.text())
+        return len(self.text)
 
     @property
     def carries_page_text(self) -> bool:
@@ -231,7 +236,7 @@ class Receipt:
                 "changed": self.diff.changed,
                 "truncated": self.diff.truncated,
             },
-            "text": self.text(),
+            "text": str(self.text),
         }
 
 

@@ -16,6 +16,8 @@ from ..cdp.connection import CDPConnection
 from ..cdp.protocol import ANY_SESSION, Event, Subscription
 from ..counting import counted
 from ..errors import InvalidArgument
+from ..name_lists import split_names
+from ..report_text import ReportText
 from .journal import Journal
 
 if TYPE_CHECKING:
@@ -145,7 +147,8 @@ class ConsoleReport:
     cleared: bool
     main_frame: str
 
-    def text(self) -> str:
+    @property
+    def text(self) -> ReportText:
         scope = " since the last read" if self.since == "last_read" else ""
         which = f" ({', '.join(self.levels)})" if self.levels else ""
         head = f"console of tab {self.tab_id}{which}{scope}: "
@@ -171,7 +174,10 @@ class ConsoleReport:
             lines.append(f"- {entry.line_text()}{frame}")
             if entry.source == "exception" or entry.type == "trace":
                 lines += [f"    at {call}" for call in entry.stack[:3]]
-        return "\n".join(lines)
+        return ReportText("\n".join(lines))
+
+    def __str__(self) -> str:
+        return self.text
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -192,8 +198,8 @@ def parse_levels(level: str | Iterable[str] | None) -> tuple[str, ...] | None:
     """``"error"``, ``"warning,error"`` or a list → level and type names (checked)."""
     if level is None:
         return None
-    names = level.split(",") if isinstance(level, str) else list(level)
     out: list[str] = []
+    names = split_names(level)
     for raw in names:
         if not isinstance(raw, str):
             raise InvalidArgument(f"level must be a name or a list of names, got {raw!r}")

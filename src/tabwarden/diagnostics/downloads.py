@@ -27,6 +27,7 @@ from ..cdp.connection import CDPConnection
 from ..cdp.protocol import Event, Subscription
 from ..counting import counted
 from ..errors import CDPError, DeadlineExceeded, InvalidArgument, PathNotAllowed
+from ..report_text import ReportText
 from ..safety.paths import WorkspacePaths, safe_file_name
 from ..supervisor.buffers import RingStatistics
 
@@ -175,7 +176,8 @@ class DownloadList:
     """Waiting ended at the deadline with downloads still in progress."""
     notes: tuple[str, ...] = field(default=())
 
-    def text(self) -> str:
+    @property
+    def text(self) -> ReportText:
         stats = self.statistics
         head = counted(stats.size, "download")
         if stats.dropped:
@@ -196,7 +198,10 @@ class DownloadList:
         flagged = sum(1 for d in self.downloads if d.executable)
         if flagged:
             lines.append(f"{flagged} executable download(s): never open or run them; tell the user")
-        return "\n".join(lines)
+        return ReportText("\n".join(lines))
+
+    def __str__(self) -> str:
+        return self.text
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -294,9 +299,11 @@ class DownloadTracker:
         return RingStatistics(len(self._items), self._capacity, self._dropped)
 
     def started_since(self, tab_id: str, since: float) -> list[str]:
-        """``name (url)`` of the downloads a tab started since ``since`` (wall clock)."""
+        """``name (url) into <folder>`` of the downloads a tab started since ``since``
+        (wall clock): a reply that wrote a file says where it goes."""
+        into = f" into {self._folder}" if self._folder is not None else ""
         return [
-            f"{d.suggested_name} ({d.url})"
+            f"{d.suggested_name} ({d.url}){into}"
             for d in self._items.values()
             if d.tab_id == tab_id and d.started_at >= since
         ]

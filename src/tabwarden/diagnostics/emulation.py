@@ -33,6 +33,7 @@ from ..arguments import model_from
 from ..budget import Budget
 from ..cdp.session import CDPSession
 from ..errors import CDPError, InvalidArgument, TabwardenError
+from ..report_text import ReportText
 
 if TYPE_CHECKING:
     from ..page import Page
@@ -300,9 +301,13 @@ class EmulationResult:
     own_viewport: Size | None = None
     """The session's own viewport (None: the window's), which the state's size replaces."""
 
-    def text(self) -> str:
+    @property
+    def text(self) -> ReportText:
         described = self.state.describe(self.own_viewport)
-        return "\n".join([described, *(f"note: {n}" for n in self.notes)])
+        return ReportText("\n".join([described, *(f"note: {n}" for n in self.notes)]))
+
+    def __str__(self) -> str:
+        return self.text
 
     def to_dict(self) -> dict[str, Any]:
         return {"state": self.state.to_dict(), "notes": list(self.notes)}

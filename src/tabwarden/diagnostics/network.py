@@ -20,6 +20,8 @@ from ..cdp.protocol import ANY_SESSION, Event, Subscription
 from ..cdp.session import CDPSession
 from ..counting import counted
 from ..errors import CDPError, InvalidArgument
+from ..name_lists import split_names
+from ..report_text import ReportText
 from .journal import Journal
 
 if TYPE_CHECKING:
@@ -239,7 +241,8 @@ class RequestDetails:
     body_bytes: int | None
     """The whole body's size in bytes, when it was read."""
 
-    def text(self) -> str:
+    @property
+    def text(self) -> ReportText:
         req = self.request
         lines = [req.line()]
         if req.status is not None:
@@ -265,7 +268,10 @@ class RequestDetails:
         lines.append("response body:" + (f" ({self.body_note})" if self.body_note else ""))
         if self.body is not None:
             lines.append(self.body)
-        return "\n".join(lines)
+        return ReportText("\n".join(lines))
+
+    def __str__(self) -> str:
+        return self.text
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -336,9 +342,10 @@ class NetworkReport:
     cleared: bool = False
     details: RequestDetails | None = None
 
-    def text(self) -> str:
+    @property
+    def text(self) -> ReportText:
         if self.details is not None:
-            return self.details.text()
+            return self.details.text
         which = self.filter.describe()
         head = f"network of tab {self.tab_id}" + (f" ({which})" if which else "") + ": "
         head += f"showing {len(self.requests)} of {self.matched}" if self.matched else "no requests"
@@ -349,7 +356,10 @@ class NetworkReport:
             notes.append("cleared after reading")
         lines = [f"{head} ({', '.join(notes)})"]
         lines += [request.line() for request in self.requests]
-        return "\n".join(lines)
+        return ReportText("\n".join(lines))
+
+    def __str__(self) -> str:
+        return self.text
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -683,9 +693,8 @@ def _url_pattern(url: str) -> re.Pattern[str] | None:
 def _types(value: str | Iterable[str] | None) -> tuple[str, ...] | None:
     if value is None:
         return None
-    names = value.split(",") if isinstance(value, str) else list(value)
     out = []
-    for raw in names:
+    for raw in split_names(value):
         name = str(raw).strip().lower()
         if name not in RESOURCE_TYPES:
             raise InvalidArgument(
@@ -699,12 +708,8 @@ def _types(value: str | Iterable[str] | None) -> tuple[str, ...] | None:
 def _statuses(value: str | int | Iterable[str | int] | None) -> tuple[str, ...] | None:
     if value is None:
         return None
-    if isinstance(value, (str, int)):
-        names: list[str | int] = list(value.split(",")) if isinstance(value, str) else [value]
-    else:
-        names = list(value)
     out = []
-    for raw in names:
+    for raw in split_names(value):
         name = str(raw).strip().lower()
         if not re.fullmatch(r"[1-5](\d\d|xx)|failed|pending", name):
             raise InvalidArgument(

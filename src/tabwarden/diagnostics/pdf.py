@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ..budget import Budget
 from ..counting import counted
 from ..errors import ActionError, CDPError, InvalidArgument
+from ..report_text import ReportText
 from .streams import save_stream
 
 if TYPE_CHECKING:
@@ -47,9 +48,13 @@ class PdfFile:
     pages: int | None
     """None when the file was too large to count cheaply."""
 
-    def text(self, tab_id: str) -> str:
+    @property
+    def text(self) -> ReportText:
         pages = "" if self.pages is None else f", {counted(self.pages, 'page')}"
-        return f"saved a PDF of tab {tab_id} to {self.path} ({self.bytes:,} bytes{pages})"
+        return ReportText(f"saved a PDF to {self.path} ({self.bytes:,} bytes{pages})")
+
+    def __str__(self) -> str:
+        return self.text
 
     def to_dict(self) -> dict[str, Any]:
         return {"path": str(self.path), "bytes": self.bytes, "pages": self.pages}

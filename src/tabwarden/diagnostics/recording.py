@@ -33,6 +33,7 @@ from ..cdp.session import CDPSession
 from ..config import FilesConfig
 from ..counting import counted
 from ..errors import ActionError, DeadlineExceeded, InvalidArgument, TabwardenError
+from ..report_text import ReportText
 from ..safety.paths import WorkspacePaths
 from ..supervisor.buffers import RingStatistics
 from ..tasks import TaskOwner
@@ -72,12 +73,16 @@ class RecordingStarted:
     max_height: int | None
     every_nth_frame: int
 
-    def text(self) -> str:
-        return (
+    @property
+    def text(self) -> ReportText:
+        return ReportText(
             f"recording tab {self.tab_id} (JPEG quality {self.quality}, every "
             f"{'' if self.every_nth_frame == 1 else f'{self.every_nth_frame}th '}frame); "
             "frames come when the page repaints; stop with record_stop"
         )
+
+    def __str__(self) -> str:
+        return self.text
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -101,7 +106,8 @@ class RecordingFile:
     note: str = ""
     """Why the format differs from the one asked for, when it does."""
 
-    def text(self) -> str:
+    @property
+    def text(self) -> ReportText:
         lines = [
             f"recording saved to {self.path} ({self.format}, {self.bytes:,} bytes, "
             f"{counted(self.frames, 'frame')} over {self.duration_ms:,} ms)"
@@ -114,7 +120,10 @@ class RecordingFile:
             lines.append("no frames: the page did not repaint while it was recorded")
         if self.note:
             lines.append(self.note)
-        return "\n".join(lines)
+        return ReportText("\n".join(lines))
+
+    def __str__(self) -> str:
+        return self.text
 
     def to_dict(self) -> dict[str, Any]:
         return {

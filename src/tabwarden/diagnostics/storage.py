@@ -37,6 +37,7 @@ from ..cdp.protocol import Event
 from ..cdp.session import CDPSession
 from ..counting import counted
 from ..errors import CDPError, DeadlineExceeded, InvalidArgument, TabwardenError
+from ..report_text import ReportText
 
 if TYPE_CHECKING:
     from ..page import Page
@@ -109,6 +110,10 @@ def cookie_spec(cookie: CookieSpec | None, fields: Mapping[str, Any]) -> CookieS
     return model_from(CookieSpec, cookie, fields, call="storage")
 
 
+_LISTED_ITEMS = 100
+_LISTED_VALUE_CHARS = 300
+
+
 @dataclass(frozen=True, slots=True)
 class StorageResult:
     """What a storage call read or changed."""
@@ -124,8 +129,10 @@ class StorageResult:
     file: str | None = None
     notes: tuple[str, ...] = ()
 
-    def text(self, *, max_items: int = 100, max_value_chars: int = 300) -> str:
+    @property
+    def text(self) -> ReportText:
         """A bounded listing for a model: values clipped, long lists cut."""
+        max_items, max_value_chars = _LISTED_ITEMS, _LISTED_VALUE_CHARS
         lines = [self._headline()]
         for item in self.items[:max_items]:
             value = str(item.get("value", ""))
@@ -143,7 +150,10 @@ class StorageResult:
         if len(self.items) > max_items:
             lines.append(f"… {len(self.items) - max_items} more not listed")
         lines += [f"note: {note}" for note in self.notes]
-        return "\n".join(lines)
+        return ReportText("\n".join(lines))
+
+    def __str__(self) -> str:
+        return self.text
 
     def to_dict(self) -> dict[str, Any]:
         return {

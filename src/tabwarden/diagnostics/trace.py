@@ -20,6 +20,7 @@ from ..cdp.connection import CDPConnection
 from ..cdp.session import CDPSession
 from ..counting import counted
 from ..errors import ActionError, CDPError, InvalidArgument, TabwardenError
+from ..report_text import ReportText
 from ..safety.paths import WorkspacePaths
 from .streams import save_stream
 
@@ -54,12 +55,16 @@ class TraceStarted:
     categories: tuple[str, ...]
     screenshots: bool
 
-    def text(self) -> str:
+    @property
+    def text(self) -> ReportText:
         shots = " with screenshots" if self.screenshots else ""
-        return (
+        return ReportText(
             f"tracing started{shots} ({counted(len(self.categories), 'category', 'categories')}); "
             "do what should be measured, then call trace_stop"
         )
+
+    def __str__(self) -> str:
+        return self.text
 
     def to_dict(self) -> dict[str, Any]:
         return {"categories": list(self.categories), "screenshots": self.screenshots}
@@ -75,7 +80,8 @@ class TraceFile:
     data_loss: bool
     """The browser's trace buffer filled up and dropped events."""
 
-    def text(self) -> str:
+    @property
+    def text(self) -> ReportText:
         events = "" if self.events is None else f", {counted(self.events, 'event')}"
         lines = [
             f"trace of {self.duration_ms:,} ms saved to {self.path} ({self.bytes:,} bytes"
@@ -84,7 +90,10 @@ class TraceFile:
         ]
         if self.data_loss:
             lines.append("the browser's trace buffer filled up: some events were dropped")
-        return "\n".join(lines)
+        return ReportText("\n".join(lines))
+
+    def __str__(self) -> str:
+        return self.text
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..report_text import ReportText
 from .model import Bounds, SnapshotNode
 from .refs import RefEntry, RefTable, parse_ref
 from .render import DEFAULT_MAX_CHARS, SnapshotDiff, SnapshotPage, diff_lines, page_lines
@@ -50,8 +51,11 @@ class Snapshot:
     the first page, or when the page could not tell)."""
 
     @property
-    def text(self) -> str:
-        return self.page.text
+    def text(self) -> ReportText:
+        return ReportText(self.page.text)
+
+    def __str__(self) -> str:
+        return self.text
 
     @property
     def nodes(self) -> list[SnapshotNode]:

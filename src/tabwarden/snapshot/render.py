@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 from ..clipping import clip
 from ..counting import counted
 from ..errors import InvalidArgument
+from ..report_text import ReportText
 from ..textmatch import text_pattern
 from .model import LeftOut, SnapshotNode
 
@@ -300,13 +301,17 @@ class SnapshotDiff:
     def empty(self) -> bool:
         return not (self.added or self.removed or self.changed)
 
-    def text(self) -> str:
+    @property
+    def text(self) -> ReportText:
         out = [f"+ {line.strip()}" for line in self.added]
         out += [f"- {line.strip()}" for line in self.removed]
         out += [f"~ {line.strip()}" for line in self.changed]
         if self.truncated:
             out.append(f"… {counted(self.truncated, 'more change')}: take a snapshot to see them")
-        return "\n".join(out)
+        return ReportText("\n".join(out))
+
+    def __str__(self) -> str:
+        return self.text
 
 
 def diff_lines(before: list[str], after: list[str], *, max_lines: int = 30) -> SnapshotDiff:

@@ -12,7 +12,7 @@ from ..counting import counted
 from ..navigation import NavigationResult
 from ..screenshot import MAX_AREA_PX, MAX_SIDE_PX
 from .context import ToolContext
-from .spec import CommandLine, FlagAlias, Image, Params, ToolResult, ToolSpec
+from .spec import CommandLine, FlagAlias, Image, OptionAlias, Params, ToolResult, ToolSpec
 
 __all__ = ["TOOLS"]
 
@@ -22,45 +22,12 @@ Timeout = Field(None, gt=0, le=600_000, description="Deadline for the whole call
 
 
 def _receipt(receipt: Receipt) -> ToolResult:
-    return ToolResult(receipt.text(), receipt.to_dict(), untrusted=receipt.carries_page_text)
+    return ToolResult(receipt.text, receipt.to_dict(), untrusted=receipt.carries_page_text)
 
 
 def _navigation(result: NavigationResult) -> ToolResult:
-    if not result.navigated:
-        return _held_back(result)
-    status = "-" if result.status is None else f"{result.status} {result.status_text}".strip()
-    lines = [f"tab {result.tab_id}: {status} {result.url} {json.dumps(result.title)}"]
-    lines.append(f"reached {', '.join(result.reached) or 'nothing'} in {result.elapsed_ms} ms")
-    if result.dialog is not None:
-        lines.append(
-            f"dialog open: {result.dialog.describe()} — answer it with "
-            f"{result.dialog.answer_call()}"
-        )
-    if not result.ok:
-        lines.append(f"HTTP error {result.status}: the page says why; take a snapshot")
-    return ToolResult("\n".join(lines), result.to_dict(), untrusted=True)
-
-
-def _held_back(result: NavigationResult) -> ToolResult:
-    """A dialog of the page being left held the navigation back: an error with a result."""
-    lines = [
-        f"tab {result.tab_id}: not navigated to {result.requested_url} — still on "
-        f"{result.url} {json.dumps(result.title)}"
-    ]
-    dialog = result.dialog
-    if dialog is None:
-        lines.append("a dialog held it back and is closed now; take a snapshot to see the tab")
-    elif dialog.type == "beforeunload":
-        lines.append(
-            f"the page asks before it is left: {dialog.describe()} — accept it to leave (the "
-            f"navigation then goes on) or dismiss it to stay: {dialog.answer_call()}"
-        )
-    else:
-        lines.append(
-            f"a dialog of this page opened before the new one committed: {dialog.describe()} "
-            f"— answer it with {dialog.answer_call()}, then take a snapshot to see the tab"
-        )
-    return ToolResult("\n".join(lines), result.to_dict(), untrusted=True, is_error=True)
+    # Held back by a dialog of the page being left: an error that has a result to show.
+    return ToolResult(result.text, result.to_dict(), untrusted=True, is_error=not result.navigated)
 
 
 # ---- navigation ---------------------------------------------------------------------
@@ -420,7 +387,7 @@ class BatchParams(Params):
 async def act_batch(ctx: ToolContext, p: BatchParams) -> ToolResult:
     tab = await ctx.tab(p.tab_id)
     receipts = await tab.act_batch(p.steps, timeout_ms=p.timeout_ms)
-    text = "\n".join(f"{i + 1}. {r.text()}" for i, r in enumerate(receipts))
+    text = "\n".join(f"{i + 1}. {r.text}" for i, r in enumerate(receipts))
     data = {"steps": [r.to_dict() for r in receipts]}
     return ToolResult(text, data, untrusted=any(r.carries_page_text for r in receipts))
 
@@ -605,6 +572,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         NavigateParams,
         navigate,
         output=NavigationOutput,
+        cli=CommandLine(aliases=("open",)),
     ),
     ToolSpec(
         "browser_snapshot",
@@ -727,6 +695,10 @@ TOOLS: tuple[ToolSpec, ...] = (
         screenshot,
         read_only=True,
         images=True,
+        cli=CommandLine(
+            option_aliases=(OptionAlias("--out", "path"),),
+            defaults=(("save", True),),
+        ),
     ),
     ToolSpec(
         "browser_get_text",

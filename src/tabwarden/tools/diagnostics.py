@@ -50,7 +50,7 @@ async def console(ctx: ToolContext, p: ConsoleParams) -> ToolResult:
         max_entries=p.max_entries,
         timeout_ms=p.timeout_ms,
     )
-    return ToolResult(report.text(), report.to_dict(), untrusted=True)
+    return ToolResult(report.text, report.to_dict(), untrusted=True)
 
 
 class NetworkParams(Params):
@@ -86,7 +86,7 @@ async def network(ctx: ToolContext, p: NetworkParams) -> ToolResult:
         clear=p.clear,
         timeout_ms=p.timeout_ms,
     )
-    return ToolResult(report.text(), report.to_dict(), untrusted=True)
+    return ToolResult(report.text, report.to_dict(), untrusted=True)
 
 
 TOOLS: list[ToolSpec] = [

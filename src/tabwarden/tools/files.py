@@ -39,7 +39,7 @@ async def downloads(ctx: ToolContext, p: DownloadsParams) -> ToolResult:
     session = await ctx.session()
     listing = await session.downloads(wait=p.wait, guid=p.guid, timeout_ms=p.timeout_ms)
     # File names and URLs come from pages.
-    return ToolResult(listing.text(), listing.to_dict(), untrusted=True)
+    return ToolResult(listing.text, listing.to_dict(), untrusted=True)
 
 
 # ---- PDF ------------------------------------------------------------------------------
@@ -73,7 +73,7 @@ async def save_pdf(ctx: ToolContext, p: SavePdfParams) -> ToolResult:
         margins=p.margins,
         timeout_ms=p.timeout_ms,
     )
-    return ToolResult(pdf.text(tab.id), {"tab_id": tab.id, **pdf.to_dict()})
+    return ToolResult(f"tab {tab.id}: {pdf.text}", {"tab_id": tab.id, **pdf.to_dict()})
 
 
 # ---- traces ---------------------------------------------------------------------------
@@ -92,7 +92,7 @@ async def trace_start(ctx: ToolContext, p: TraceStartParams) -> ToolResult:
     started = await session.trace_start(
         categories=p.categories, screenshots=p.screenshots, timeout_ms=p.timeout_ms
     )
-    return ToolResult(started.text(), started.to_dict())
+    return ToolResult(started.text, started.to_dict())
 
 
 class TraceStopParams(Params):
@@ -103,7 +103,7 @@ class TraceStopParams(Params):
 async def trace_stop(ctx: ToolContext, p: TraceStopParams) -> ToolResult:
     session = await ctx.session()
     trace = await session.trace_stop(p.path, timeout_ms=p.timeout_ms)
-    return ToolResult(trace.text(), trace.to_dict())
+    return ToolResult(trace.text, trace.to_dict())
 
 
 # ---- recording ------------------------------------------------------------------------
@@ -127,7 +127,7 @@ async def record_start(ctx: ToolContext, p: RecordStartParams) -> ToolResult:
         every_nth_frame=p.every_nth_frame,
         timeout_ms=p.timeout_ms,
     )
-    return ToolResult(started.text(), started.to_dict())
+    return ToolResult(started.text, started.to_dict())
 
 
 class RecordStopParams(Params):
@@ -144,7 +144,7 @@ class RecordStopParams(Params):
 async def record_stop(ctx: ToolContext, p: RecordStopParams) -> ToolResult:
     session = await ctx.session()
     saved = await session.record_stop(p.tab_id, p.path, format=p.format, timeout_ms=p.timeout_ms)
-    return ToolResult(saved.text(), saved.to_dict())
+    return ToolResult(saved.text, saved.to_dict())
 
 
 TOOLS: list[ToolSpec] = [

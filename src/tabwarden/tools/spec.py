@@ -4,6 +4,7 @@ extras): surfaces read these, never a tool's name."""
 
 from __future__ import annotations
 
+import re
 import types
 import typing
 from collections.abc import Awaitable, Callable
@@ -26,6 +27,7 @@ __all__ = [
     "CommandLineKind",
     "FlagAlias",
     "Image",
+    "OptionAlias",
     "Params",
     "ToolResult",
     "ToolSpec",
@@ -33,6 +35,7 @@ __all__ = [
     "command_line_positionals",
     "command_name",
     "flat_schema",
+    "text_for_people",
 ]
 
 UNTRUSTED_MARK = "[untrusted page data]"
@@ -90,6 +93,24 @@ class ToolResult:
         return data
 
 
+_SIZE_LINE = re.compile(r"# [\d,]+ chars( ≈ [\d,]+ tokens)?")
+
+
+def text_for_people(text: str) -> str:
+    """A reply's text for a person at a terminal: without the lines written for models,
+    the untrusted-data marker and the closing size line (``# 1,234 chars``)."""
+    lines = text.split("\n")
+    for index in range(min(2, len(lines))):  # after the notice, when there is one
+        if lines[index] == UNTRUSTED_MARK:
+            del lines[index]
+            break
+    while lines and not lines[-1].strip():
+        lines.pop()
+    if lines and _SIZE_LINE.fullmatch(lines[-1]):
+        lines.pop()
+    return "\n".join(lines)
+
+
 Handler = Callable[["ToolContext", Any], Awaitable[ToolResult]]
 
 
@@ -106,6 +127,15 @@ class FlagAlias:
 
 
 @dataclass(frozen=True)
+class OptionAlias:
+    """A second, hidden name of a parameter's option, kept for scripts written before the
+    option took the name every command uses (``--out`` for ``--path``)."""
+
+    option: str
+    parameter: str
+
+
+@dataclass(frozen=True)
 class CommandLine:
     """How the command line presents a tool, beyond what its parameters say."""
 
@@ -115,6 +145,12 @@ class CommandLine:
     """Parameters listing local files: made absolute by the command line, since the
     daemon that runs the call may run in another folder."""
     flag_aliases: tuple[FlagAlias, ...] = ()
+    option_aliases: tuple[OptionAlias, ...] = ()
+    defaults: tuple[tuple[str, Any], ...] = ()
+    """Arguments the command line gives unless told otherwise, where its use differs from
+    a model's: a terminal cannot show an image, so a screenshot is saved (``save``)."""
+    aliases: tuple[str, ...] = ()
+    """Other command names (``open`` for navigate), left out of the command list."""
 
 
 @dataclass(frozen=True)
@@ -138,7 +174,8 @@ class ToolSpec:
     requires: Callable[[Config], bool] | None = None
     """What the configuration must allow for the tool to be served (None: nothing)."""
     images: bool = False
-    """Its results carry images (the command line writes them to files: ``--out``)."""
+    """Its results carry images (the command line leaves them out: it prints where the
+    file was saved)."""
     cli: CommandLine = CommandLine()
     output: type[BaseModel] | None = None
     """The shape of its structured data, for tools whose data programs read (MCP

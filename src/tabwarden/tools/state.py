@@ -45,7 +45,7 @@ async def storage(ctx: ToolContext, p: StorageParams) -> ToolResult:
     tab = await ctx.tab(p.tab_id)
     result = await tab.storage(p.action, p.kind, p, all=p.all, file=p.file, timeout_ms=p.timeout_ms)
     data = result.to_dict()
-    return ToolResult(result.text(), data, untrusted=bool(result.items))
+    return ToolResult(result.text, data, untrusted=bool(result.items))
 
 
 # ---- emulation ----------------------------------------------------------------------
@@ -58,7 +58,7 @@ class EmulateParams(EmulationChange, Params):
 async def emulate(ctx: ToolContext, p: EmulateParams) -> ToolResult:
     session = await ctx.session()
     result = await session.emulate(p, timeout_ms=p.timeout_ms)
-    return ToolResult(result.text(), result.to_dict())
+    return ToolResult(result.text, result.to_dict())
 
 
 TOOLS: list[ToolSpec] = [
