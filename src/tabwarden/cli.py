@@ -598,7 +598,12 @@ def mcp_command(
     ] = False,
     allowed_origins: Annotated[
         list[str] | None,
-        typer.Option("--allowed-origin", help="HTTP: an Origin allowed to connect (repeatable)."),
+        typer.Option(
+            "--http-origin",
+            metavar="ORIGIN",
+            help="HTTP: a web page Origin allowed to connect to this server (repeatable); "
+            "not --allowed-origins, which is what the browser may load.",
+        ),
     ] = None,
     tools: Annotated[
         str | None,

@@ -275,7 +275,7 @@ def test_mcp_flags_build_the_server_options(
         "--port", "8931",
         "--token", "s3cret",
         "--shared-session",
-        "--allowed-origin", "http://app.test:*",
+        "--http-origin", "http://app.test:*",
         "--tools", "core,devtools",
         "--config", str(config),
         "--headed",
