@@ -608,8 +608,8 @@ async def test_timers_a_click_queues_run_without_waiting_for_the_next_frame(brow
             await tab.click(_ref(snap, "Go"))
         delays = sorted(await _value(tab, "delays"))
         # Held back, the median is about half a frame (8 ms); run at once, a fraction
-        # of a millisecond.
-        assert delays[3] < 2, delays
+        # of a millisecond (a loaded CI machine has shown 2.1 ms): half of held back.
+        assert delays[3] < 4, delays
     finally:
         await tab.close()
 
