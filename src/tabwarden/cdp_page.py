@@ -386,12 +386,21 @@ class CdpPage:
 
     @contextlib.asynccontextmanager
     async def call(
-        self, timeout_ms: float | None, kind: str, *, on_dialog: OnDialog = "fail"
+        self,
+        timeout_ms: float | None,
+        kind: str,
+        *,
+        on_dialog: OnDialog = "fail",
+        ready: bool = True,
     ) -> AsyncIterator[Budget]:
         """Opens every public call on the page's tab: the session's operation (a budget,
-        a live browser; the page's closed, crashed and dialog checks), then its session."""
+        a live browser; the page's closed, crashed and dialog checks), then (``ready``)
+        its session. Calls that only read what was recorded, answer a dialog or stop a
+        busy script do not wait for the session: a capture still under way, or a page
+        being set up, must not hold them."""
         async with self.services.operation(timeout_ms, kind, self, on_dialog=on_dialog) as budget:
-            await self.ready_session(budget)
+            if ready:
+                await self.ready_session(budget)
             yield budget
 
     async def act(

@@ -295,7 +295,7 @@ class Tab:
         """Answer this tab's pending dialog (``accept`` or ``dismiss``; ``prompt_text`` for
         a prompt). With several pending, name one by ``dialog_id``."""
         accept = dialog_action(action)
-        async with self._page.call(timeout_ms, "action", on_dialog="go_on") as budget:
+        async with self._page.call(timeout_ms, "action", on_dialog="go_on", ready=False) as budget:
             return await self._page.supervisor.answer(
                 accept=accept,
                 prompt_text=prompt_text,
@@ -597,7 +597,7 @@ class Tab:
     async def terminate_script(self, *, timeout_ms: float | None = None) -> bool:
         """Stop the script that keeps this page busy (``Runtime.terminateExecution`` on
         each of its frames' sessions). Returns True when something was busy."""
-        async with self._page.call(timeout_ms, "action", on_dialog="go_on") as budget:
+        async with self._page.call(timeout_ms, "action", on_dialog="go_on", ready=False) as budget:
             stopped = False
             for session in self.frames.sessions():
                 if await is_busy(session):
@@ -665,7 +665,7 @@ class Tab:
         the log after reading. The newest ``max_entries`` are returned; the report says
         how many matched and how many the tab's ring dropped.
         """
-        async with self._page.call(timeout_ms, "action", on_dialog="go_on"):
+        async with self._page.call(timeout_ms, "action", on_dialog="go_on", ready=False):
             return self._page.supervisor.console.read(
                 self._page, level=level, since=since, clear=clear, max_entries=max_entries
             )
@@ -692,10 +692,12 @@ class Tab:
         """
         log = self._page.supervisor.network
         if request_id is not None:
-            async with self._page.call(timeout_ms, "action", on_dialog="go_on") as budget:
+            async with self._page.call(
+                timeout_ms, "action", on_dialog="go_on", ready=False
+            ) as budget:
                 return await log.details(self._page, request_id, budget)
         request_filter = RequestFilter.parse(url, type, status)
-        async with self._page.call(timeout_ms, "action", on_dialog="go_on"):
+        async with self._page.call(timeout_ms, "action", on_dialog="go_on", ready=False):
             return log.list(self._page, request_filter, max_entries=max_entries, clear=clear)
 
     # ---- storage and emulation (diagnostics/storage.py, emulation.py) -----------------
