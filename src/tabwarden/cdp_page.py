@@ -59,6 +59,10 @@ _SESSION_NOT_FOUND = -32001
 """CDP's error code for a command sent to a session that is gone (its target closed)."""
 
 
+_LOAD_STAGES = frozenset({"init", "DOMContentLoaded", "load"})
+"""Lifecycle events that change what a watcher's address bar shows."""
+
+
 class CdpPage:
     """One page target of a Chromium browser, driven over CDP: the ``Page`` of a tab."""
 
@@ -215,6 +219,7 @@ class CdpPage:
         stage = check_wait_until(wait_until)
         target_url = normalize_url(url)
         async with self.call(timeout_ms, "navigation", on_dialog="go_on") as budget:
+            await self.services.activity.until_handed_back(budget)
             return await self.navigator.load(target_url, stage, budget)
 
     async def load(self, url: str, stage: WaitUntil, budget: Budget) -> NavigationResult:
@@ -282,6 +287,12 @@ class CdpPage:
     def network_idle(self) -> bool:
         loader = self.frames.loader_of(self.target_id) or ""
         return "networkIdle" in self._lifecycle.get(loader, set())
+
+    def load_state(self) -> str:
+        events = next(iter(self._lifecycle.values()), set())
+        if "load" in events:
+            return "complete"
+        return "interactive" if "DOMContentLoaded" in events else "loading"
 
     def halted(self) -> bool:
         """The page cannot run script now: its renderer crashed, or a dialog waits."""
@@ -534,7 +545,11 @@ class CdpPage:
         loader = event.params.get("loaderId", "")
         if loader not in self._lifecycle:
             self._lifecycle = {loader: set()}  # only the current document matters
-        self._lifecycle[loader].add(event.params.get("name", ""))
+        name = event.params.get("name", "")
+        self._lifecycle[loader].add(name)
+        if name in _LOAD_STAGES:
+            data = {"tab": self.id, "state": self.load_state(), "url": self.url}
+            self.services.activity.publish("load", data, self.id)
 
     def _on_frame_navigated(self, event: Event) -> None:
         frame = event.params.get("frame", {})

@@ -136,6 +136,10 @@ class Page(Protocol):
         """The current document reached network idle."""
         ...
 
+    def load_state(self) -> str:
+        """How far the current document has loaded: loading, interactive or complete."""
+        ...
+
     def halted(self) -> bool:
         """The page cannot run script now: its renderer crashed, or a dialog waits."""
         ...

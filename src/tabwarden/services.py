@@ -16,6 +16,7 @@ import contextlib
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from .activity import SessionActivity
 from .backends.base import Endpoint
 from .budget import Budget
 from .cdp.connection import CDPConnection
@@ -111,6 +112,8 @@ class SessionServices:
         """Screencasts in progress, by tab id (kept after their tab closed, until saved)."""
         self.front: str | None = None
         """Target id of the tab the browser shows (the others render no frames)."""
+        self.activity = SessionActivity(name)
+        """What the session does, pushed to its watchers (the workbench): activity.py."""
         self._connection = connection
         self._connected = connected
         self._endpoint = endpoint

@@ -14,6 +14,7 @@ import contextlib
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from ..activity import gathering_pointer
 from ..budget import Budget
 from ..errors import TabwardenError
 from ..snapshot.refs import parse_ref
@@ -73,10 +74,14 @@ class ActionRunner:
         page = self._page
         await page.ready_session(budget)
         page.check_no_dialog()
+        await self._services.activity.until_handed_back(budget)
         async with self._input:
             await self._services.bring_to_front(page, budget)
             group = self.new_group()
-            with ActionWatch(page, self._services, self._supervisor, self.text_watch) as watch:
+            with (
+                ActionWatch(page, self._services, self._supervisor, self.text_watch) as watch,
+                gathering_pointer() as points,
+            ):
                 watch.start(budget)
                 try:
                     _, done = await page.until_dialog(body(budget))
@@ -84,6 +89,10 @@ class ActionRunner:
                     self.release(group)
                 label, detail = (
                     done if done is not None else (self._describe(target), "a dialog opened")
+                )
+                ref = parse_ref(target) if target else None
+                self._services.activity.action(
+                    page.id, name, ref=ref, label=label, points=list(points)
                 )
                 return await watch.receipt(name, label, detail, budget)
 
