@@ -18,7 +18,6 @@ import importlib
 import json
 import logging
 import shutil
-import struct
 import tempfile
 import time
 from collections import deque
@@ -31,6 +30,7 @@ from ..budget import Budget
 from ..config import FilesConfig
 from ..counting import counted
 from ..errors import ActionError, DeadlineExceeded, InvalidArgument, TabwardenError
+from ..jpeg import jpeg_size
 from ..report_text import ReportText
 from ..safety.paths import WorkspacePaths
 from ..screencast import FrameFeed, FrameSource, ScreencastFrame, ScreencastParams
@@ -307,21 +307,6 @@ async def _encode_webm(ffmpeg: str, frames: Sequence[Frame], target: Path, budge
         if process.returncode != 0:
             message = errors.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
             raise OSError(f"ffmpeg exited with {process.returncode}: {message[0]}")
-
-
-def jpeg_size(data: bytes) -> tuple[int, int] | None:
-    """Width and height from a JPEG's start-of-frame marker."""
-    index = 2
-    while index + 9 < len(data):
-        if data[index] != 0xFF:
-            return None
-        marker = data[index + 1]
-        length = struct.unpack(">H", data[index + 2 : index + 4])[0]
-        if marker in (0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE):
-            height, width = struct.unpack(">HH", data[index + 5 : index + 9])
-            return width, height
-        index += 2 + length
-    return None
 
 
 def html_player(frames: Sequence[Frame], *, title: str) -> str:

@@ -3,7 +3,7 @@
 Chromium runs one screencast per page session: two consumers that each called
 ``Page.startScreencast`` would change each other's parameters and stop each other's
 frames. The page's ``FrameSource`` runs it while at least one ``FrameFeed`` is open,
-with the most demanding parameters any feed asks for (sent again when they change),
+with the most demanding parameters any feed asks for (restarted when they change),
 acknowledges every frame (``Page.screencastFrameAck``: unacknowledged, the browser
 stops sending) and hands each one to every feed. With no feed open it stops: a page
 nobody looks at costs nothing.
@@ -27,6 +27,7 @@ from ..budget import Budget
 from ..cdp.protocol import Event, Subscription
 from ..cdp.session import CDPSession
 from ..errors import ActionError, InvalidArgument, TabwardenError
+from ..jpeg import jpeg_size
 from ..tasks import TaskOwner
 from .feed import FrameFeed, ScreencastFrame
 from .params import ScreencastParams, most_demanding
@@ -163,9 +164,10 @@ class FrameSource:
             {"format": "jpeg", "quality": quality, "clip": clip, "optimizeForSpeed": True},
             budget=budget,
         )
-        return Thumbnail(
-            base64.b64decode(reply.get("data", "")), round(width * scale), round(height * scale)
-        )
+        data = base64.b64decode(reply.get("data", ""))
+        # The browser rounds the scaled size its own way: the image says what it is.
+        size = jpeg_size(data) or (round(width * scale), round(height * scale))
+        return Thumbnail(data, *size)
 
     # ---- the page --------------------------------------------------------------------
 
@@ -226,7 +228,11 @@ class FrameSource:
                 )
                 self._running_on = session
                 self._running = None
-            # Sent again while running, it changes the parameters in place.
+            if self._running is not None:
+                # Chromium refuses a second start ("Screencast is already active"): new
+                # parameters need a stop first.
+                self._running = None
+                await session.send("Page.stopScreencast", budget=budget)
             await session.send("Page.startScreencast", wanted.to_cdp(), budget=budget)
             self._running = wanted
 
