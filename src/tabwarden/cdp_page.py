@@ -209,7 +209,7 @@ class CdpPage:
     def screencast(self) -> FrameSource:
         """The page's one screencast, shared by live views and recordings."""
         if self._screencast is None:
-            self._screencast = FrameSource(self.id, self.ready_session, self.services.tasks)
+            self._screencast = FrameSource(self.id, self.ready_session, self.services.spawn)
             if self._closed_reason is not None:
                 self._screencast.end(self.closed_error())
         return self._screencast

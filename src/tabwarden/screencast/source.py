@@ -20,21 +20,24 @@ import base64
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
+from typing import Any
 
 from ..budget import Budget
 from ..cdp.protocol import Event, Subscription
 from ..cdp.session import CDPSession
 from ..errors import ActionError, InvalidArgument, TabwardenError
 from ..jpeg import jpeg_size
-from ..tasks import TaskOwner
 from .feed import FrameFeed, ScreencastFrame
 from .params import ScreencastParams, most_demanding
 
 __all__ = ["FrameSource", "Thumbnail"]
 
 logger = logging.getLogger("tabwarden.screencast")
+
+Spawn = Callable[[Coroutine[Any, Any, None], str], asyncio.Task[None]]
+"""Runs background work under an owner (the session's ``TaskOwner.spawn``)."""
 
 _ACK_S = 5.0
 _UPDATE_S = 10.0
@@ -57,11 +60,13 @@ class FrameSource:
         self,
         tab_id: str,
         ready_session: Callable[[Budget], Awaitable[CDPSession]],
-        tasks: TaskOwner,
+        spawn: Spawn,
     ) -> None:
+        """``ready_session``: the page's session once set up; ``spawn``: runs background
+        work owned by the page's session (acknowledgements, updates)."""
         self.tab_id = tab_id
         self._ready_session = ready_session
-        self._tasks = tasks
+        self._spawn = spawn
         self._feeds: list[FrameFeed] = []
         self._switch = asyncio.Lock()
         """Held while the screencast is started, changed or stopped."""
@@ -200,7 +205,7 @@ class FrameSource:
     def _schedule_update(self) -> None:
         if self._ended is not None:
             return
-        self._update = self._tasks.spawn(self._apply_quietly(), f"screencast of tab {self.tab_id}")
+        self._update = self._spawn(self._apply_quietly(), f"screencast of tab {self.tab_id}")
 
     async def _apply_quietly(self) -> None:
         try:
@@ -255,7 +260,7 @@ class FrameSource:
         params = event.params
         ack = params.get("sessionId")
         if ack is not None:
-            self._tasks.spawn(self._ack(session, int(ack)), f"screencast ack {self.tab_id}")
+            self._spawn(self._ack(session, int(ack)), f"screencast ack {self.tab_id}")
         try:
             data = base64.b64decode(params.get("data", ""))
         except ValueError:
