@@ -233,7 +233,7 @@ class FrameSource:
                 )
                 self._running_on = session
                 self._running = None
-            if self._running is not None:
+            elif self._running is not None:
                 # Chromium refuses a second start ("Screencast is already active"): new
                 # parameters need a stop first.
                 self._running = None
