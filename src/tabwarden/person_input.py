@@ -126,7 +126,7 @@ class PersonInput:
         async with self._turn(budget) as session:
             for kind, buttons in presses:
                 params = {**common, "type": kind, "buttons": buttons}
-                if not await self._send(session, "Input.dispatchMouseEvent", params):
+                if not await self._send(session, "Input.dispatchMouseEvent", params, budget):
                     break  # a dialog opened on the press: the page is paused
             self._page.note_person_activity("clicked")
 
@@ -153,7 +153,7 @@ class PersonInput:
             "pointerType": "mouse",
         }
         async with self._turn(budget) as session:
-            await self._send(session, "Input.dispatchMouseEvent", params)
+            await self._send(session, "Input.dispatchMouseEvent", params, budget)
             self._page.note_person_activity("scrolled")
 
     # ---- keyboard ---------------------------------------------------------------------
@@ -191,14 +191,14 @@ class PersonInput:
         if key in MODIFIER_BITS:
             kind = None  # a modifier alone does nothing to the page
         async with self._turn(budget) as session:
-            await self._send(session, "Input.dispatchKeyEvent", params)
+            await self._send(session, "Input.dispatchKeyEvent", params, budget)
             if kind is not None:
                 self._page.note_person_activity(kind)
 
     async def key_up(self, key: str, budget: Budget, *, code: str = "", modifiers: int = 0) -> None:
         params = _key_params("keyUp", key, code, _definition(key, code), _modifiers(modifiers))
         async with self._turn(budget) as session:
-            await self._send(session, "Input.dispatchKeyEvent", params)
+            await self._send(session, "Input.dispatchKeyEvent", params, budget)
 
     async def insert_text(self, text: str, budget: Budget) -> None:
         """Type ``text`` as one input (``Input.insertText``: pasted or composed text, any
@@ -206,7 +206,7 @@ class PersonInput:
         if not isinstance(text, str) or not text:
             raise InvalidArgument("text to insert must be a non-empty string")
         async with self._turn(budget) as session:
-            await self._send(session, "Input.insertText", {"text": text})
+            await self._send(session, "Input.insertText", {"text": text}, budget)
             self._page.note_person_activity("typed")
 
     # ---- private ----------------------------------------------------------------------
@@ -236,7 +236,7 @@ class PersonInput:
         if click_count:
             params["clickCount"] = _click_count(click_count)
         async with self._turn(budget) as session:
-            await self._send(session, "Input.dispatchMouseEvent", params)
+            await self._send(session, "Input.dispatchMouseEvent", params, budget)
             if noted is not None:
                 self._page.note_person_activity(noted)
 
@@ -253,15 +253,13 @@ class PersonInput:
         finally:
             lock.release()
 
-    async def _send(self, session: CDPSession, method: str, params: dict[str, Any]) -> bool:
+    async def _send(
+        self, session: CDPSession, method: str, params: dict[str, Any], budget: Budget
+    ) -> bool:
         """Send one event; False when a dialog it opened cut the wait for its reply short
         (the page is paused until the dialog is answered)."""
-        budget = Budget(_EVENT_S)
         done, _ = await self._page.until_dialog(session.send(method, params, budget=budget))
         return done
-
-
-_EVENT_S = 10.0
 
 
 def _definition(key: str, code: str) -> KeyDefinition | None:
