@@ -37,7 +37,9 @@ from .frames import AUTO_ATTACH_IFRAMES, FrameRegistry, FrameTracker
 from .interrupts import OnDialog, PageCalls
 from .navigation import NavigationResult, WaitUntil, check_wait_until, normalize_url
 from .page import Page, PageView
+from .person_activity import PersonActivity, PersonActKind, PersonActs
 from .relaunch import Relaunch
+from .screencast import FrameSource
 from .screenshot import Captures
 from .services import SessionServices
 from .snapshot import RefTable
@@ -118,6 +120,8 @@ class CdpPage:
         self.navigator = Navigator(self, supervisor, services.metrics)
         self.reader = SnapshotReader(self, self._state_header)
         """Snapshots, and the captures kept for their later pages."""
+        self._screencast: FrameSource | None = None
+        self._person = PersonActivity()
 
     def __repr__(self) -> str:
         state = f"closed: {self._closed_reason}" if self._closed_reason else self.url
@@ -199,6 +203,20 @@ class CdpPage:
     @property
     def last_view(self) -> Sequence[str]:
         return self.reader.last_view
+
+    @property
+    def input_lock(self) -> asyncio.Lock:
+        """Held while input goes to the page (an agent's action, a person's event)."""
+        return self.runner.input_lock
+
+    @property
+    def screencast(self) -> FrameSource:
+        """The page's one screencast, shared by live views and recordings."""
+        if self._screencast is None:
+            self._screencast = FrameSource(self.id, self.ready_session, self.services.spawn)
+            if self._closed_reason is not None:
+                self._screencast.end(self.closed_error())
+        return self._screencast
 
     @property
     def pending_dialogs(self) -> list[PendingDialog]:
@@ -284,6 +302,14 @@ class CdpPage:
         """The page's own title, read just now (the browser's copy can lag)."""
         self._title = title
 
+    def note_person_activity(self, kind: PersonActKind) -> None:
+        """A person's input was forwarded to this tab (the agent is told once)."""
+        self._person.note(kind)
+
+    def take_person_activity(self) -> PersonActs | None:
+        """What a person did in this tab since the last take (None: nothing); forgets it."""
+        return self._person.take()
+
     def network_idle(self) -> bool:
         loader = self.frames.loader_of(self.target_id) or ""
         return "networkIdle" in self._lifecycle.get(loader, set())
@@ -364,6 +390,8 @@ class CdpPage:
         session.subscribe("Page.navigatedWithinDocument", self._on_same_document)
         session.subscribe("Inspector.targetCrashed", self._on_crashed)
         session.subscribe("Inspector.targetReloadedAfterCrash", self._on_recovered)
+        if self._screencast is not None:
+            self._screencast.session_changed()
         return self._setup(session, waiting_for_debugger)
 
     def unbind(self) -> None:
@@ -385,6 +413,8 @@ class CdpPage:
         if self._session is not None and self._session.session_id is not None:
             self.services.pages.session_detached(self._session.session_id)
         self.evaluations.forget()
+        if self._screencast is not None:
+            self._screencast.end(self.closed_error())
         self.reader.captures.clear()
         self.reader.walker.cancel()
         if self._frames is not None:
@@ -519,9 +549,12 @@ class CdpPage:
 
     def _diagnostics_lines(self) -> list[str]:
         """What went wrong since the last snapshot: a relaunch of the browser (told
-        once), console and network errors."""
+        once), a person's input, console and network errors."""
         relaunch = self._relaunch_notice()
         lines = [f"# {relaunch.describe()}"] if relaunch is not None else []
+        acted = self.take_person_activity()
+        if acted is not None:
+            lines.append(acted.snapshot_line())
         line = self.supervisor.diagnostics_summary(self)
         return lines + ([f"# {line}"] if line else [])
 

@@ -108,7 +108,7 @@ class SessionServices:
         self.own_viewport = own_viewport
         """The viewport every page gets where the emulation sets none (a launched
         browser's configured size); None: each window's own."""
-        self.recordings = Recordings(paths, config.files, tasks)
+        self.recordings = Recordings(paths, config.files)
         """Screencasts in progress, by tab id (kept after their tab closed, until saved)."""
         self.front: str | None = None
         """Target id of the tab the browser shows (the others render no frames)."""

@@ -382,9 +382,9 @@ class BrowserSession:
         notes = []
         for tab in self._registry.open_tabs():
             acts = tab.page.take_person_activity()
-            if acts:
+            if acts is not None:
                 notes.append(
-                    f"a person acted in tab {tab.id} ({', '.join(acts)}) since your last "
+                    f"a person acted in tab {tab.id} ({acts.describe()}) since your last "
                     "snapshot of it: take a snapshot before using its refs"
                 )
         return "\n".join(notes)

@@ -785,12 +785,11 @@ class Tab:
         """Start recording this tab's screen (JPEG screencast frames, sent when the page
         repaints); ``record_stop`` saves them. One recording per tab."""
         async with self._page.call(timeout_ms, "action") as budget:
-            session = await self._page.ready_session(budget)
             # A background tab paints nothing, so it would send no frames.
             await self._page.services.bring_to_front(self._page, budget)
             return await self._page.services.recordings.start(
                 self.id,
-                session,
+                self._page.screencast,
                 budget,
                 quality=quality,
                 max_width=max_width,

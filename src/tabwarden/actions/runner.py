@@ -42,7 +42,9 @@ class ActionRunner:
         self._page = page
         self._services = services
         self._supervisor = supervisor
-        self._input = asyncio.Lock()
+        self.input_lock = asyncio.Lock()
+        """Held from an action's first input to its receipt; a person's forwarded input
+        takes it too, so the two never interleave."""
         self._actions = 0
         self.object_group = "tabwarden-action-0"
         """The remote-object group of the running action (or the last one)."""
@@ -75,7 +77,7 @@ class ActionRunner:
         await page.ready_session(budget)
         page.check_no_dialog()
         await self._services.activity.until_handed_back(budget)
-        async with self._input:
+        async with self.input_lock:
             await self._services.bring_to_front(page, budget)
             group = self.new_group()
             with (
