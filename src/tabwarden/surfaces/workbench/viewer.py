@@ -18,7 +18,7 @@ import contextlib
 import json
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
@@ -29,13 +29,11 @@ from ...screencast import FrameFeed
 from ...session import BrowserSession
 from ...tab import Tab
 from ...tasks import TaskOwner
+from .consent import ConsentDesk
 from .live import InputForwarder, LiveFrame, open_feed, thumbnail
 from .views import session_summary, session_view, tabs_view
 
-if TYPE_CHECKING:
-    from .server import Workbench
-
-__all__ = ["Viewer"]
+__all__ = ["Viewer", "ViewerHost"]
 
 logger = logging.getLogger("tabwarden.workbench")
 
@@ -53,10 +51,21 @@ _TAB_EVENTS = frozenset({"console", "network", "snapshot", "load"})
 """Events about one tab: sent only for the tab watched."""
 
 
+class ViewerHost(Protocol):
+    """What a viewer asks of the workbench that serves it (``Workbench`` is one)."""
+
+    @property
+    def consent(self) -> ConsentDesk: ...
+
+    def sessions(self) -> list[BrowserSession]: ...
+
+    def session(self, name: str) -> BrowserSession: ...
+
+
 class Viewer:
     """One WebSocket client of the workbench; ``run()`` serves it until it leaves."""
 
-    def __init__(self, bench: Workbench, socket: WebSocket, number: int) -> None:
+    def __init__(self, bench: ViewerHost, socket: WebSocket, number: int) -> None:
         self.bench = bench
         self.number = number
         self._socket = socket
