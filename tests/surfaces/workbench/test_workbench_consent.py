@@ -79,7 +79,7 @@ async def test_the_person_allows_and_the_waiting_call_attaches(
         assert not isinstance(result, BaseException), result
         assert result.data["tabs"] >= 1
         await ctx.close()
-    assert (await owner.tabs()), "detaching closed the owner's tabs"
+    assert await owner.tabs(), "detaching closed the owner's tabs"
 
 
 async def test_the_person_denies_and_the_call_is_refused(

@@ -162,11 +162,13 @@ async def test_the_agents_snapshot_boxes_match_the_elements(page: Page, agent: T
     await call_tool(agent, "browser_snapshot", {})
     boxes = (await page.kind("snapshot"))["boxes"]
     by_name = {box["name"]: box for box in boxes}
-    actual = (await tab.evaluate(
-        "[...document.querySelectorAll('button,input')].map(e => { const r ="
-        " e.getBoundingClientRect(); return [e.textContent || e.getAttribute('aria-label'),"
-        " r.left + scrollX, r.top + scrollY, r.width, r.height]; })"
-    )).value
+    actual = (
+        await tab.evaluate(
+            "[...document.querySelectorAll('button,input')].map(e => { const r ="
+            " e.getBoundingClientRect(); return [e.textContent || e.getAttribute('aria-label'),"
+            " r.left + scrollX, r.top + scrollY, r.width, r.height]; })"
+        )
+    ).value
     for name, x, y, width, height in actual:
         box = by_name[name]
         for got, want in zip((box["x"], box["y"], box["w"], box["h"]), (x, y, width, height)):
@@ -224,9 +226,11 @@ async def test_requests_are_pushed_and_detailed_on_demand(page: Page, agent: Too
     await _watch(page)
     await call_tool(agent, "browser_click", {"ref": ref})
     done = await page.next(
-        lambda m: m.get("type") == "network"
-        and "from=agent" in m["entry"]["url"]
-        and m["entry"]["state"] == "finished",
+        lambda m: (
+            m.get("type") == "network"
+            and "from=agent" in m["entry"]["url"]
+            and m["entry"]["state"] == "finished"
+        ),
         "the fetch, finished",
     )
     entry = done["entry"]
