@@ -171,7 +171,9 @@ async def test_the_agents_snapshot_boxes_match_the_elements(page: Page, agent: T
     ).value
     for name, x, y, width, height in actual:
         box = by_name[name]
-        for got, want in zip((box["x"], box["y"], box["w"], box["h"]), (x, y, width, height)):
+        for got, want in zip(
+            (box["x"], box["y"], box["w"], box["h"]), (x, y, width, height), strict=True
+        ):
             assert abs(got - want) <= 2, (name, box, (x, y, width, height))
     frame = await page.next(
         lambda m: m.get("type") == "frame" and m["meta"]["scrollOffsetY"] == 700, "a scrolled frame"
