@@ -177,6 +177,7 @@ class BrowserSession:
         return self._registry.active_tab()
 
     @property
+    @engine_side
     def activity(self) -> SessionActivity:
         """What the session does, as it happens: events for watchers (the workbench) and
         the timeline of calls (activity.py)."""
