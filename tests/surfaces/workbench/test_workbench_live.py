@@ -277,3 +277,21 @@ async def test_the_person_takes_over_types_and_the_agent_is_told(
     again = await call_tool(agent, "browser_console", {})
     assert "person" not in again.notice  # told once
     await call_tool(agent, "browser_click", {"ref": go})  # handed back: the agent goes on
+
+
+async def test_emulation_and_captures_are_pushed(page: Page, agent: ToolContext) -> None:
+    await _watch(page)
+    session = await agent.session()
+    await session.emulate(width=800, height=600)
+    changed = await page.kind("emulation")
+    assert changed["state"]["width"] == 800 and changed["state"]["height"] == 600
+    frame = await page.next(
+        lambda m: m.get("type") == "frame" and m["meta"]["deviceWidth"] == 800, "a smaller frame"
+    )
+    assert frame["meta"]["deviceHeight"] == 600
+    await session.emulate(reset=True)
+    assert (await page.kind("emulation"))["state"]["width"] is None
+    await session.trace_start()
+    assert (await page.kind("trace"))["state"] == {"active": True}
+    await session.trace_stop()
+    assert (await page.kind("trace"))["state"] == {"active": False}
