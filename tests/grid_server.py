@@ -137,6 +137,10 @@ class GridServer:
             if slot.get("session")
         ]
 
+    def created(self) -> int:
+        """Sessions the Grid has created so far (its log says each)."""
+        return self.log_tail(10_000_000).count("Session created by the Distributor")
+
     def queued(self) -> int:
         """New-session requests waiting in the Grid's queue."""
         with urllib.request.urlopen(self.url + "/se/grid/newsessionqueue/queue", timeout=5) as r:
@@ -214,4 +218,3 @@ def _alive(process: psutil.Process) -> bool:
         return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
         return False
-

@@ -16,11 +16,12 @@ import psutil
 import pytest
 import pytest_asyncio
 
-from tabwarden.backends.grid import SeleniumGrid, grid_backend
+from tabwarden.backends.grid import GridOptions, SeleniumGrid, grid_backend, grid_capabilities
 from tabwarden.backends.grid_http import GridFull, GridUnreachable
 from tabwarden.backends.grid_sessions import ledger
 from tabwarden.budget import Budget
 from tabwarden.config import Config
+from tabwarden.errors import ConfigError
 from tabwarden.session import BrowserSession
 from tests.conftest import browser_processes
 from tests.grid_server import GridMissing, GridServer
@@ -71,6 +72,39 @@ def _ref(snapshot, name: str) -> str:
     raise AssertionError(f"no node named {name!r} in:\n{snapshot.text}")
 
 
+def test_capabilities_ask_for_a_quiet_chrome_and_take_the_configured_ones_on_top():
+    config = Config()
+    config.browser.grid.url = "http://grid:4444/"
+    config.browser.window_width, config.browser.window_height = 1024, 600
+    config.browser.grid.capabilities = {
+        "platformName": "linux",
+        "goog:chromeOptions": {"args": ["--lang=de"], "binary": "/opt/chromium"},
+    }
+    backend = grid_backend(config, "mine")
+    assert backend.url == "http://grid:4444" and backend.viewport == (1024, 600)
+    caps = grid_capabilities(backend.options)
+    assert caps["browserName"] == "chrome" and caps["webSocketUrl"] is True
+    assert caps["platformName"] == "linux" and caps["se:name"] == "tabwarden mine"
+    assert caps["unhandledPromptBehavior"] == "ignore"  # dialogs are the agent's to answer
+    options = caps["goog:chromeOptions"]
+    assert options["binary"] == "/opt/chromium"
+    assert options["args"][:8] == [
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--window-size=1024,600",
+    ]
+    assert options["args"][-1] == "--lang=de"
+    headed = grid_capabilities(GridOptions(url="http://grid:4444", headless=False))
+    assert "--headless=new" not in headed["goog:chromeOptions"]["args"]
+    with pytest.raises(ConfigError, match=r"browser\.grid\.url is not set"):
+        grid_backend(Config())
+
+
 @pytest_asyncio.fixture(loop_scope="module")
 async def pair(grid: GridServer) -> AsyncIterator[list[BrowserSession]]:
     """Two agent sessions on the Grid, started in parallel: its two slots."""
@@ -114,24 +148,44 @@ async def test_two_agent_sessions_drive_pages_in_parallel_on_the_grid(grid, pair
         assert [t.url for t in tabs] == [server.url("/actions.html")]
 
 
-async def test_a_third_session_fails_clearly_when_the_grid_is_full_then_gets_the_freed_slot(
-    grid, pair
-):
+async def test_dialogs_wait_for_the_agent_and_are_not_answered_by_the_driver(pair, server):
+    session = pair[0]
+    tab = await session.new_tab(server.url("/dialogs.html"))
+    await tab.click(_ref(await tab.snapshot(), "Prompt"))
+    pending = session.state(tab).pending_dialogs
+    assert [d.type for d in pending] == ["prompt"]  # left open for the agent
+    await tab.dialog("accept", prompt_text="grid")
+    assert (await tab.evaluate("document.title")).value == "prompt=grid"
+
+
+async def test_a_third_session_fails_clearly_when_the_grid_is_full(grid, pair):
     third = _session(_config(grid), "grid-c")
+    created = grid.created()
     started = time.monotonic()
     with pytest.raises(GridFull) as failed:
         await third.start(timeout_ms=2_000)
-    assert time.monotonic() - started < 8  # its own budget, not the Grid's queue timeout
-    message = str(failed.value)
-    assert "the Grid has no free slot: 2 sessions in use" in message
+    assert time.monotonic() - started < 6  # its own budget, not the Grid's queue timeout
+    assert "the Grid has no free slot: 2 sessions in use" in str(failed.value)
     assert "--max-sessions" in failed.value.hint
     await third.close()
+    assert ledger.held(grid.url) == 2  # the pair's; the failed start gave its place back
 
-    # A third start waits in the Grid's queue; closing one of the pair frees its slot.
+    # The request given up on still waits in the Grid's queue: closing one of the pair
+    # gives it the slot, and the session the Grid creates for it is deleted at once.
+    assert grid.queued() == 1
+    await pair[0].close()
+    await _until(lambda: grid.created() == created + 1, "the Grid served the late request")
+    await _until(
+        lambda: grid.sessions() == [pair[1].backend.session_id] and grid.queued() == 0,
+        "the late session was deleted; only the pair's other session is left",
+    )
+
+
+async def test_a_third_session_waits_for_a_slot_and_gets_the_one_freed(grid, pair):
     third = _session(_config(grid), "grid-c")
     waiting = asyncio.create_task(third.start(timeout_ms=60_000))
     try:
-        await _until(lambda: grid.queued() >= 1, "the third request is queued")
+        await _until(lambda: grid.queued() == 1, "the third request is queued")
         assert not waiting.done()
         closed_id = pair[0].backend.session_id
         await pair[0].close()
@@ -142,11 +196,9 @@ async def test_a_third_session_fails_clearly_when_the_grid_is_full_then_gets_the
     finally:
         waiting.cancel()
         await third.close()
-    # Nothing left of the request given up on above: a session the Grid made for it
-    # after its wait ended was deleted as soon as the Grid answered.
     await _until(
-        lambda: grid.sessions() == [pair[1].backend.session_id] and grid.queued() == 0,
-        "only the remaining session of the pair is on the Grid",
+        lambda: grid.sessions() == [pair[1].backend.session_id],
+        "only the pair's other session is left",
     )
 
 
@@ -217,6 +269,7 @@ def test_a_process_that_exits_without_closing_deletes_its_grid_session(grid):
         import asyncio
         from tabwarden.backends.grid import grid_backend
         from tabwarden.config import Config
+from tabwarden.errors import ConfigError
         from tabwarden.session import BrowserSession
 
         async def main():
@@ -258,4 +311,3 @@ def _running(pid: int) -> bool:
         return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
         return False
-
