@@ -16,6 +16,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -61,6 +62,8 @@ class GridServer:
         self.session_request_timeout_s = session_request_timeout_s
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
+        self.temp = Path(tempfile.mkdtemp(prefix="tw-grid-"))
+        """The Grid's TMPDIR: its Chromiums' profiles (their command lines name it)."""
         self.process: subprocess.Popen[bytes] | None = None
         self._seen: dict[int, psutil.Process] = {}
 
@@ -105,8 +108,8 @@ class GridServer:
             str(self.session_request_timeout_s),
         ]
         # chromedriver makes each Chromium's profile in TMPDIR: the folder names them all.
-        temp = self.folder / "tmp"
-        temp.mkdir(exist_ok=True)
+        # A short path: Chromium's singleton socket inside it must fit a socket address.
+        temp = self.temp
         with open(self.folder / "grid.log", "wb") as log:
             self.process = subprocess.Popen(
                 command,
@@ -167,6 +170,7 @@ class GridServer:
         """SIGTERM (the Grid ends its sessions), then SIGKILL to whatever is left."""
         process = self.process
         if process is None:
+            shutil.rmtree(self.temp, ignore_errors=True)
             return
         self.descendants()
         if process.poll() is None:
@@ -177,11 +181,12 @@ class GridServer:
         with contextlib.suppress(ProcessLookupError, psutil.NoSuchProcess):
             os.killpg(process.pid, signal.SIGKILL)
         process.wait(_STOP_S)
-        left = [p for p in self._seen.values() if _alive(p)] + _mentioning(self.folder)
+        left = [p for p in self._seen.values() if _alive(p)] + _mentioning(self.temp)
         for child in left:
             with contextlib.suppress(ProcessLookupError, psutil.NoSuchProcess):
                 child.kill()
         psutil.wait_procs(left, timeout=_STOP_S)
+        shutil.rmtree(self.temp, ignore_errors=True)
 
     def _wait_ready(self) -> None:
         assert self.process is not None

@@ -21,7 +21,7 @@ from tabwarden.backends.grid_http import GridFull, GridUnreachable
 from tabwarden.backends.grid_sessions import ledger
 from tabwarden.budget import Budget
 from tabwarden.config import Config
-from tabwarden.errors import ConfigError
+from tabwarden.errors import ConfigError, TabClosed
 from tabwarden.session import BrowserSession
 from tests.conftest import browser_processes
 from tests.grid_server import GridMissing, GridServer
@@ -41,7 +41,7 @@ def grid(tmp_path_factory: pytest.TempPathFactory) -> Iterator[GridServer]:
     yield server
     server.stop()
     assert server.descendants() == [], "the Grid left processes behind"
-    assert browser_processes(server.folder) == [], "a Chromium of the Grid is left"
+    assert browser_processes(server.temp) == [], "a Chromium of the Grid is left"
 
 
 def _config(grid: GridServer, **grid_keys: object) -> Config:
@@ -269,7 +269,6 @@ def test_a_process_that_exits_without_closing_deletes_its_grid_session(grid):
         import asyncio
         from tabwarden.backends.grid import grid_backend
         from tabwarden.config import Config
-from tabwarden.errors import ConfigError
         from tabwarden.session import BrowserSession
 
         async def main():
@@ -289,6 +288,28 @@ from tabwarden.errors import ConfigError
     session_id = done.stdout.strip().splitlines()[-1]
     assert session_id and session_id not in grid.sessions()
     assert grid.sessions() == []
+
+
+async def test_a_grid_that_goes_away_drops_the_session_and_says_so_on_the_next_call(
+    tmp_path, server
+):
+    own = GridServer(tmp_path, max_sessions=1).start()
+    try:
+        config = Config()
+        config.browser.grid.url = own.url
+        session = _session(config, "grid-going")
+        tab = await session.new_tab(server.url("/actions.html"))
+        own.stop()  # the Grid and its browsers end: the socket through it closes
+        await _until(lambda: not session.connected, "the connection dropped")
+        with pytest.raises(TabClosed):
+            await tab.snapshot()
+        with pytest.raises(GridUnreachable) as gone:
+            await session.new_tab()  # a new browser is asked of the Grid: none there
+        assert f"no Selenium Grid at {own.url}: connection refused" in str(gone.value)
+        assert ledger.held(own.url) == 0
+        await session.close()
+    finally:
+        own.stop()
 
 
 async def test_no_grid_at_the_url_says_so_and_how_to_start_one(closed_port):
