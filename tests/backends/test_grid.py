@@ -223,6 +223,19 @@ async def test_closing_deletes_the_webdriver_session_and_its_browser(grid):
     await _until(lambda: not _running(browser_pid), "the session's Chromium exited")
 
 
+async def test_a_start_that_fails_after_the_grid_made_the_session_deletes_it(grid, tmp_path):
+    config = _config(grid)
+    config.browser.storage_state = tmp_path / "missing-state.json"  # fails the set-up
+    session = _session(config, "grid-failing")
+    created = grid.created()
+    with pytest.raises(ConfigError, match="storage_state"):
+        await session.start(timeout_ms=60_000)
+    assert grid.created() == created + 1  # the Grid made it: the failure came after
+    assert ledger.held(grid.url) == 0
+    await _until(lambda: grid.sessions() == [], "the failed start's session was deleted")
+    await session.close()
+
+
 async def test_the_client_side_limit_fails_at_once_without_asking_the_grid(grid):
     config = _config(grid, max_sessions=1)
     first = _session(config, "grid-limit-1")
