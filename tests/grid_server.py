@@ -55,7 +55,7 @@ class GridServer:
     ``stop()`` ends it and every process it started (chromedriver, Chromium)."""
 
     def __init__(
-        self, folder: Path, *, max_sessions: int = 2, session_request_timeout_s: int = 8
+        self, folder: Path, *, max_sessions: int = 2, session_request_timeout_s: int = 15
     ) -> None:
         self.folder = folder
         self.max_sessions = max_sessions

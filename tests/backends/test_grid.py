@@ -164,7 +164,7 @@ async def test_a_third_session_fails_clearly_when_the_grid_is_full(grid, pair):
     started = time.monotonic()
     with pytest.raises(GridFull) as failed:
         await third.start(timeout_ms=2_000)
-    assert time.monotonic() - started < 6  # its own budget, not the Grid's queue timeout
+    assert time.monotonic() - started < 10  # its own budget, not the Grid's queue's 15 s
     assert "the Grid has no free slot: 2 sessions in use" in str(failed.value)
     assert "--max-sessions" in failed.value.hint
     await third.close()
