@@ -158,6 +158,21 @@ async def test_dialogs_wait_for_the_agent_and_are_not_answered_by_the_driver(pai
     assert (await tab.evaluate("document.title")).value == "prompt=grid"
 
 
+async def test_popups_become_tabs_set_up_like_any_other(pair, server):
+    session = pair[1]
+    page = await session.new_tab(server.url("/popups.html"))
+    await page.click(_ref(await page.snapshot(), "open second in a new tab"))
+    budget = Budget(20)
+    while len(await session.tabs()) < 2:
+        budget.check("waiting for the popup")
+        await budget.sleep(0.05)
+    popup = next(t for t in await session.tabs() if t is not page)
+    assert popup.opener is page
+    snapshot = await popup.snapshot()
+    assert snapshot.url == server.url("/second.html")
+    assert (await popup.evaluate("location.pathname")).value == "/second.html"
+
+
 async def test_a_third_session_fails_clearly_when_the_grid_is_full(grid, pair):
     third = _session(_config(grid), "grid-c")
     created = grid.created()
