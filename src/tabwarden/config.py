@@ -31,6 +31,7 @@ __all__ = [
     "Config",
     "DiagnosticsConfig",
     "FilesConfig",
+    "GridConfig",
     "PolicyConfig",
     "SafetyConfig",
     "TimeoutConfig",
@@ -69,6 +70,52 @@ def _text_words(text: str) -> list[object]:
         if isinstance(parsed, list):
             return parsed
     return [word.strip() for word in text.replace(";", ",").split(",") if word.strip()]
+
+
+class GridConfig(_Section):
+    """A Selenium Grid 4 that browsers come from (backends/grid.py; docs/grid.md)."""
+
+    url: str | None = Field(
+        None,
+        description="The Grid's address (`http://grid-host:4444`, with its sub-path if it "
+        "has one). Sessions on it ask the Grid for a Chrome, drive it over the Grid's CDP "
+        "proxy and give it back on close.",
+    )
+    capabilities: dict[str, Any] = Field(
+        default_factory=dict,
+        description="More W3C capabilities for each new session, merged into tabwarden's own "
+        "(`browserName: chrome`, `webSocketUrl: true`, `goog:chromeOptions` with headless "
+        "and window-size switches): mappings are merged, `goog:chromeOptions.args` appended, "
+        "other values replace tabwarden's (`platformName`, `browserVersion`, "
+        "`goog:chromeOptions.binary`, `se:…` keys).",
+    )
+    max_sessions: int = Field(
+        4,
+        ge=1,
+        le=1000,
+        description="Sessions this process may hold on the Grid at once; one more fails at "
+        "once, saying so, instead of queueing behind the others.",
+    )
+    session_timeout: float = Field(
+        300,
+        gt=0,
+        le=3600,
+        description="Seconds a new-session request may stay unanswered. A start waits "
+        "for it within its own timeout (timeouts.launch_ms); one the start gave up on is "
+        "still awaited this long, so a session the Grid creates late is deleted at once. "
+        "Set it at least to the Grid's --session-request-timeout.",
+    )
+
+    @field_validator("url", mode="before")
+    @classmethod
+    def _url(cls, value: object) -> object:
+        if isinstance(value, str):
+            value = value.strip().rstrip("/")
+            if not value:
+                return None
+            if not value.startswith(("http://", "https://")):
+                raise ValueError("must be an http:// or https:// URL, e.g. http://localhost:4444")
+        return value
 
 
 class BrowserConfig(_Section):
@@ -188,6 +235,10 @@ class BrowserConfig(_Section):
         default_factory=list,
         description="Permissions granted to every site without a prompt: geolocation, "
         "notifications, clipboard-read, clipboard-write, camera, microphone, midi…",
+    )
+    grid: GridConfig = Field(
+        default_factory=GridConfig,
+        description="A Selenium Grid to take browsers from (its keys follow).",
     )
 
     @field_validator("proxy_bypass", "init_scripts", mode="before")
@@ -495,7 +546,19 @@ def _merge_env(data: dict[str, Any], env: Mapping[str, str]) -> None:
         target = data.setdefault(section, {})
         if not isinstance(target, dict):
             raise ConfigError(f"config section {section!r} must be a mapping")
-        target[key] = _env_list(name, value) if key == "extra_args" else value
+        # A key of a sub-section: TABWARDEN_BROWSER__GRID__URL is browser.grid.url.
+        while "__" in key:
+            part, _, key = key.partition("__")
+            section = f"{section}.{part}"
+            target = target.setdefault(part, {})
+            if not isinstance(target, dict):
+                raise ConfigError(f"config section {section!r} must be a mapping")
+        if key == "extra_args":
+            target[key] = _env_list(name, value)
+        elif key == "capabilities":
+            target[key] = _env_mapping(name, value)
+        else:
+            target[key] = value
 
 
 def _env_list(name: str, value: str) -> Any:
@@ -506,6 +569,17 @@ def _env_list(name: str, value: str) -> Any:
         raise ConfigError(
             f"{name} (browser.extra_args) is not a valid YAML list: {value!r}",
             hint='write it as ["--flag-one", "--flag-two"]',
+        ) from None
+
+
+def _env_mapping(name: str, value: str) -> Any:
+    """A mapping in an environment variable, written as YAML or JSON: ``{"a": 1}``."""
+    try:
+        return yaml.safe_load(value)
+    except yaml.YAMLError:
+        raise ConfigError(
+            f"{name} is not a valid YAML mapping: {value!r}",
+            hint='write it as {"platformName": "linux"}',
         ) from None
 
 
@@ -527,11 +601,28 @@ def config_reference() -> str:
         "`TABWARDEN_POLICY__ALLOW='example.com;*.example.org'`).",
         "Unknown keys are errors.",
     ]
-    for section, field_info in Config.model_fields.items():
-        model = field_info.default_factory
-        assert isinstance(model, type) and issubclass(model, BaseModel)
+    sections = [(name, _section_model(info)) for name, info in Config.model_fields.items()]
+    while sections:
+        section, model = sections.pop(0)
         lines += ["", f"## `{section}`", "", "| key | default | meaning |", "|---|---|---|"]
+        inner = []
         for key, info in model.model_fields.items():
+            if _is_section(info.default_factory):
+                inner.append((f"{section}.{key}", _section_model(info)))
+                lines.append(f"| `{key}` | (section) | {info.description or ''} |")
+                continue
             default = info.get_default(call_default_factory=True)
             lines.append(f"| `{key}` | `{default!r}` | {info.description or ''} |")
+        sections[:0] = inner
     return "\n".join(lines) + "\n"
+
+
+def _is_section(factory: object) -> bool:
+    return isinstance(factory, type) and issubclass(factory, BaseModel)
+
+
+def _section_model(info: Any) -> type[BaseModel]:
+    model = info.default_factory
+    assert _is_section(model)
+    result: type[BaseModel] = model
+    return result

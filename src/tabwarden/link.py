@@ -104,6 +104,10 @@ class BrowserLink:
 
     async def ensure(self, budget: Budget) -> None:
         """A live connection: as it is, reconnected (waited for), or a relaunched browser."""
+        if self.connected and self._backend.owns_browser and self._backend.exit_status():
+            # The browser ended while its socket stays open (a Grid's CDP proxy keeps it):
+            # closed here, it is the loss the socket did not report, and is relaunched.
+            await self.connection.close()
         if self.connected:
             return
         reconnecting = self._reconnecting

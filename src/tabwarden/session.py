@@ -240,7 +240,10 @@ class BrowserSession:
             await self._save_files_on_close()
             if self.connected and not self.backend.owns_browser:
                 await self._close_own_tabs()
-            elif self.connected:
+            elif self.connected and self.endpoint is not None and self.endpoint.pid is not None:
+                # A browser on this machine saves its profile as it closes. A remote one
+                # (a Grid's) is ended by its backend; its proxy may keep the socket open
+                # after Browser.close, so waiting for the socket to close would only stall.
                 await self._link.close_browser(Budget(_SETUP_S))
             await self._tasks.close()
             await self._link.close()

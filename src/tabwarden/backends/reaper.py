@@ -2,7 +2,9 @@
 
 Undone on close, at interpreter exit (atexit), on SIGTERM/SIGHUP, and, when the
 Python process is killed outright, by the kernel (``PR_SET_PDEATHSIG`` on the
-browser) plus a sweep of stale run folders at the next launch.
+browser) plus a sweep of stale run folders at the next launch. What is not a local
+process (a remote browser session) is undone by an exit hook (``add_exit_hook``),
+run on the same exit paths.
 """
 
 from __future__ import annotations
@@ -54,16 +56,29 @@ class Reaper:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._tracked: list[TrackedBrowser] = []
+        self._exit_hooks: list[Callable[[], None]] = []
         self._atexit_installed = False
         self._signals_installed = False
 
     def track(self, browser: TrackedBrowser) -> None:
         with self._lock:
             self._tracked.append(browser)
-            if not self._atexit_installed:
-                atexit.register(self.reap_all)
-                self._atexit_installed = True
+            self._install_atexit()
         self.install_signal_handlers()
+
+    def add_exit_hook(self, hook: Callable[[], None]) -> None:
+        """Run ``hook`` at exit (atexit, SIGTERM/SIGHUP) after the browsers are killed; it
+        must be quick and never raise (best effort, with its own short timeouts)."""
+        with self._lock:
+            if hook not in self._exit_hooks:
+                self._exit_hooks.append(hook)
+            self._install_atexit()
+        self.install_signal_handlers()
+
+    def _install_atexit(self) -> None:
+        if not self._atexit_installed:
+            atexit.register(self.reap_all)
+            self._atexit_installed = True
 
     def untrack(self, browser: TrackedBrowser) -> None:
         with self._lock:
@@ -78,10 +93,16 @@ class Reaper:
         """Kill every tracked browser and remove its folders (synchronous, for exit paths)."""
         with self._lock:
             tracked, self._tracked = self._tracked, []
+            hooks = list(self._exit_hooks)
         for browser in tracked:
             kill_process_group(browser.pid)
             for folder in browser.folders:
                 remove_tree(folder)
+        for hook in hooks:
+            try:
+                hook()
+            except Exception:  # an exit path: the others still run
+                logger.exception("an exit hook failed")
 
     def install_signal_handlers(self) -> None:
         """Clean up on SIGTERM/SIGHUP, then die of the signal as before.
