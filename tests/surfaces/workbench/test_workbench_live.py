@@ -15,13 +15,20 @@ import pytest_asyncio
 import websockets
 
 import tabwarden
-from tabwarden.config import Config
+from tabwarden.config import Config, load_config
 from tabwarden.errors import PersonInControl
 from tabwarden.surfaces.workbench import Workbench
 from tabwarden.tools.context import ToolContext
 from tabwarden.tools.registry import call_tool
 
 pytestmark = pytest.mark.browser
+
+
+def _isolated() -> Config:
+    """The tests' configuration (its workspace a temporary folder), with throwaway profiles."""
+    config = load_config()
+    config.browser.isolated = True
+    return config
 
 _WAIT_S = 20.0
 
@@ -81,7 +88,7 @@ class Page:
 
 @pytest_asyncio.fixture(scope="module")
 async def manager() -> AsyncIterator[tabwarden.SessionManager]:
-    async with tabwarden.SessionManager(Config(browser={"isolated": True})) as sessions:
+    async with tabwarden.SessionManager(_isolated()) as sessions:
         yield sessions
 
 
