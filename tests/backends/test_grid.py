@@ -322,10 +322,9 @@ def test_a_process_that_ends_without_closing_deletes_its_grid_session(grid, endi
     )
     assert done.returncode == (0 if ending == "returns" else -15), done.stderr
     session_id = done.stdout.strip().splitlines()[-1]
-    # Deleted before the process ended: the Grid no longer knows it.
-    with pytest.raises(urllib.error.HTTPError) as gone:
-        urllib.request.urlopen(f"{grid.url}/session/{session_id}/url", timeout=5)
-    assert gone.value.code == 404
+    # Deleted as the process ended: the Grid forgets it (a node still quitting the
+    # browser answers 500 for a moment on a loaded machine, then 404).
+    assert _forgotten(grid.url, session_id), "the Grid still knows the session"
 
 
 async def test_a_grid_that_goes_away_drops_the_session_and_says_so_on_the_next_call(
@@ -370,3 +369,17 @@ def _running(pid: int) -> bool:
         return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
         return False
+
+
+def _forgotten(grid_url: str, session_id: str, seconds: float = 15.0) -> bool:
+    """The Grid answers 404 for the session within ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            urllib.request.urlopen(f"{grid_url}/session/{session_id}/url", timeout=5)
+        except urllib.error.HTTPError as error:
+            if error.code == 404:
+                return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)  # polling the Grid, with a deadline
