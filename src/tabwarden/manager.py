@@ -14,8 +14,8 @@ import re
 import time
 from collections.abc import Callable
 
-from .api import local_backend
 from .backends.base import Backend
+from .backends.choice import backend_for
 from .backends.external import CDPEndpoint, ConsentCheck
 from .config import Config, load_config
 from .errors import InvalidArgument, SessionClosed, SessionNotFound
@@ -169,12 +169,13 @@ class SessionManager:
 def _same_endpoint(session: BrowserSession, cdp_url: str | None) -> bool:
     backend = session.backend
     if cdp_url is None:
-        return backend.owns_browser
+        return not isinstance(backend, CDPEndpoint)
     return isinstance(backend, CDPEndpoint) and backend.cdp_url == cdp_url
 
 
 def _default_backend(name: str, config: Config) -> Backend:
-    return local_backend(config, name)
+    """The backend ``browser.backend`` names (backends/choice.py)."""
+    return backend_for(config, name)
 
 
 def _check_name(name: str) -> None:
