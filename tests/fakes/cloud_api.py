@@ -72,6 +72,8 @@ class FakeProviderAPI:
         self.released: list[str] = []
         self.hold_creates: threading.Event | None = None
         """When set to an Event, create calls wait until it is set, then answer."""
+        self.create_held = threading.Event()
+        """Set once a create call is being held."""
         self._next: list[Answer] = []
         self._ids = itertools.count(1)
         self._lock = threading.Condition()
@@ -185,6 +187,7 @@ class FakeProviderAPI:
         if not isinstance(body, dict):
             return Answer(400, {"message": "the body must be a JSON object"})
         if self.hold_creates is not None:
+            self.create_held.set()
             self.hold_creates.wait(_HOLD_MAX_S)  # held until the test lets it go
         session_id = f"{self.provider}-{next(self._ids)}"
         ws = self.cdp_url(session_id)

@@ -75,3 +75,20 @@ def fake_api(browser, gateway) -> Iterator[Callable[[str], FakeProviderAPI]]:
     yield make
     for fake in started:
         fake.stop()
+
+
+@pytest.fixture
+def bare_api(closed_port) -> Iterator[Callable[[str], FakeProviderAPI]]:
+    """``bare_api(provider)``: a fake API whose browsers cannot be reached (a closed port),
+    for what happens before and around connecting; no Chromium runs."""
+    started: list[FakeProviderAPI] = []
+    nowhere = f"ws://127.0.0.1:{closed_port}/devtools/browser/gone"
+
+    def make(provider: str) -> FakeProviderAPI:
+        fake = FakeProviderAPI(provider, lambda session_id: nowhere).start()
+        started.append(fake)
+        return fake
+
+    yield make
+    for fake in started:
+        fake.stop()
