@@ -1067,7 +1067,7 @@ def launch(
     backend: str | None = None,
     cloud: Mapping[str, Any] | None = None,
 ) -> BrowserSession:
-    """Launch a local Chromium; returns its started session (use it with ``with``).
+    """Launch a browser (local or cloud); returns its started session (use it with ``with``).
 
     Launch a browser and return its session: a local Chromium, or a cloud browser.
 

@@ -32,7 +32,7 @@ from ..reaper import reaper
 from .client import ProviderClient
 from .provider import CloudBrowser, CloudProvider, CloudSettings
 
-__all__ = ["CloudBackend", "cloud_settings"]
+__all__ = ["CloudBackend", "cloud_settings", "url_secrets"]
 
 logger = logging.getLogger("tabwarden.backends.cloud")
 
@@ -155,7 +155,7 @@ class CloudBackend:
     def _hold(self, browser: CloudBrowser) -> None:
         """From now on the browser is released at close, at exit or on a signal."""
         self.browser = browser
-        secrets = _url_secrets(browser.cdp_url)
+        secrets = url_secrets(browser.cdp_url)
         if secrets:
             share_secrets(
                 {f"{self.name.upper().replace('-', '_')}_CONNECT_TOKEN": s for s in secrets}
@@ -171,7 +171,7 @@ class CloudBackend:
 
     async def _endpoint(self, browser: CloudBrowser, budget: Budget) -> Endpoint:
         ws_url, product = await resolve_endpoint(browser.cdp_url, budget)
-        secrets = (*_url_secrets(browser.cdp_url), *_url_secrets(ws_url), self.settings.api_key)
+        secrets = (*url_secrets(browser.cdp_url), *url_secrets(ws_url), self.settings.api_key)
         return Endpoint(
             ws_url=ws_url,
             product=product,
@@ -303,7 +303,7 @@ class _PendingCreate:
         self._finished.wait(EXIT_WAIT_FOR_CREATE_S)
 
 
-def _url_secrets(url: str) -> tuple[str, ...]:
+def url_secrets(url: str) -> tuple[str, ...]:
     """Credentials in a connect URL: a password, query values that look like keys or signed
     tokens (``?token=…``, ``?signingKey=…``, ``?apiKey=…``), JWTs anywhere in it."""
     parts = urlsplit(url)
