@@ -25,12 +25,16 @@ JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzZXNzaW9uIjoiYWJjIn0.c2lnbmF0dXJl"
         ("wss://chrome.browserless.io/?token=tok_0123456789&timeout=60000", ["tok_0123456789"]),
         ("wss://user:s3cretpass@gw.example/devtools/browser/1", ["s3cretpass"]),
         ("wss://cdp.example/session/" + JWT + "/devtools", [JWT]),
+        (
+            "wss://connect.steel.dev?sessionId=3f0c2a51-aaaa&apiKey=ste-0123456789",
+            ["ste-0123456789"],
+        ),
     ],
 )
 def test_credentials_in_a_connect_url_are_found_and_never_shown(url, hidden) -> None:
     found = cloud_backend_module.url_secrets(url)
     assert set(hidden) <= set(found)
-    assert "60000" not in found  # plain numbers are not credentials
+    assert "60000" not in found and "3f0c2a51-aaaa" not in found  # not credentials
     shown = Endpoint(ws_url=url, secrets=found)
     for secret in hidden:
         assert secret in shown.ws_url

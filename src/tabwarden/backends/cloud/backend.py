@@ -25,7 +25,7 @@ from urllib.parse import parse_qsl, urlsplit
 from ...budget import Budget
 from ...config import CloudConfig
 from ...errors import CloudCreateTimeout, TabwardenError
-from ...safety.redaction import share_secrets
+from ...safety.redaction import secret_kind, share_secrets
 from ..base import Endpoint
 from ..external import resolve_endpoint
 from ..reaper import reaper
@@ -155,10 +155,11 @@ class CloudBackend:
     def _hold(self, browser: CloudBrowser) -> None:
         """From now on the browser is released at close, at exit or on a signal."""
         self.browser = browser
-        secrets = url_secrets(browser.cdp_url)
+        secrets = [s for s in url_secrets(browser.cdp_url) if s != self.settings.api_key]
         if secrets:
+            prefix = self.name.upper().replace("-", "_")
             share_secrets(
-                {f"{self.name.upper().replace('-', '_')}_CONNECT_TOKEN": s for s in secrets}
+                {f"{prefix}_CONNECT_TOKEN{i or ''}": secret for i, secret in enumerate(secrets)}
             )
         if self.provider.release_call(browser, self.settings) is None:
             return  # closing the socket ends it
@@ -305,11 +306,15 @@ class _PendingCreate:
 
 def url_secrets(url: str) -> tuple[str, ...]:
     """Credentials in a connect URL: a password, query values that look like keys or signed
-    tokens (``?token=…``, ``?signingKey=…``, ``?apiKey=…``), JWTs anywhere in it."""
+    tokens by their names (``?token=…``, ``?signingKey=…``, ``?apiKey=…``; a ``sessionId``
+    is no secret), JWTs anywhere in it."""
     parts = urlsplit(url)
     found = [parts.password or ""]
-    for _, value in parse_qsl(parts.query, keep_blank_values=True):
-        if len(value) >= _MIN_TOKEN_CHARS and not value.isdigit():
+    for key, value in parse_qsl(parts.query, keep_blank_values=True):
+        if key.lower().endswith("id"):
+            continue  # a session or project id names a browser, it opens nothing
+        named = secret_kind(key) is not None or key.lower().endswith("key")
+        if named and len(value) >= _MIN_TOKEN_CHARS:
             found.append(value)
     found += _JWT.findall(url)
     return tuple(dict.fromkeys(s for s in found if s))
