@@ -5,6 +5,8 @@ capabilities each provider declares (docs/backends-matrix.md) are checked here t
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 import tabwarden
@@ -65,7 +67,7 @@ async def test_settings_reach_the_create_call_as_the_provider_names_them(provide
     cloud = {
         "api_url": fake.api_url,
         "timeout_s": 600,
-        "profile": "ctx-123" if provider != "steel" else None,
+        "profile": "ctx-123",
         "region": "us-east-1" if provider in ("browserbase", "steel") else None,
         "proxy": {"browser-use": "de", "firecrawl": None}.get(provider, "on"),
         "stealth": provider == "browserbase",
@@ -90,11 +92,13 @@ async def test_settings_reach_the_create_call_as_the_provider_names_them(provide
         "steel": {"timeout": 600_000, "useProxy": True, "region": "us-east-1"},
     }[provider]
     assert create.body == expected
+    caps = PROVIDERS[provider]().capabilities
+    assert caps.profile_persistence == ("ctx-123" in json.dumps(create.body))
     assert fake.released == [browser_id]
 
 
 @pytest.mark.parametrize("provider", API_PROVIDERS)
-async def test_declared_capabilities_hold_frames_oopif_evaluate_and_live_view(
+async def test_declared_capabilities_hold_frames_oopif_evaluate_live_view_and_dialogs(
     provider, fake_api, server, other_origin
 ):
     caps = PROVIDERS[provider]().capabilities
@@ -111,6 +115,20 @@ async def test_declared_capabilities_hold_frames_oopif_evaluate_and_live_view(
         assert caps.live_view == (live is not None)
         if live is not None:
             assert live.startswith(fake.origin)
+        await tab.navigate(server.url("/dialogs.html"))
+        receipt = await tab.click(_ref(await tab.snapshot(), "Confirm"))
+        assert caps.dialog_detect == (receipt.dialog is not None)
+        assert caps.dialog_bridge == (receipt.dialog.source == "bridge")
+        await tab.dialog("accept")
+        assert caps.dialog_respond == await _title_becomes(session, tab, "confirm=true")
+
+
+async def _title_becomes(session, tab, title: str) -> bool:
+    budget = Budget(5)
+    while tab.title != title and not budget.expired:
+        await session.tabs()
+        await budget.sleep(0.02)
+    return tab.title == title
 
 
 async def _frames_attached(session, tab, count: int) -> None:

@@ -24,7 +24,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from ...budget import Budget
 from ...config import CloudConfig
-from ...errors import CloudCreateTimeout, TabwardenError
+from ...errors import CloudCreateTimeout, CloudError, TabwardenError
 from ...safety.redaction import secret_kind, share_secrets
 from ..base import Endpoint
 from ..external import resolve_endpoint
@@ -118,7 +118,7 @@ class CloudBackend:
     async def reconnect(self, budget: Budget) -> Endpoint:
         """The same browser again (a DevTools base is asked for its socket anew)."""
         if self.browser is None:
-            raise TabwardenError(
+            raise CloudError(
                 f"the {self.name} browser was released", hint="the next call creates another"
             )
         return await self._endpoint(self.browser, budget)
