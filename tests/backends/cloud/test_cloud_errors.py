@@ -95,7 +95,7 @@ async def test_429_is_retried_after_retry_after_then_the_start_goes_on(bare_api,
     assert len(fake.calls_to("POST", "/v1/sessions")) >= 3
     assert len(fake.created) == 1
     assert fake.wait_released(fake.created[0])
-    assert "the provider queued the request: 2 retries" in caplog.text
+    assert "steel queued creating a steel browser (HTTP 429): retry 2 in 0.3 s" in caplog.text
 
 
 async def test_429_past_the_budget_says_the_provider_queued_the_request(bare_api):
@@ -110,6 +110,8 @@ async def test_429_past_the_budget_says_the_provider_queued_the_request(bare_api
     assert "retries over" in caught.value.message
     tries = len(fake.calls)
     assert 2 <= tries <= 5
+    retries = f"{tries - 1} {'retry' if tries == 2 else 'retries'}"
+    assert f"the provider queued the request: {retries} over" in caught.value.message
     assert fake.created == []
 
 

@@ -43,7 +43,10 @@ class Queueing:
     """How often and for how long a provider answered 429 to one call."""
 
     def __init__(self) -> None:
+        self.queued = 0
+        """429 answers."""
         self.retries = 0
+        """Requests sent again after one."""
         self.started = time.monotonic()
 
     @property
@@ -90,14 +93,19 @@ class ProviderClient:
                 response = self._request(client, call, timeout, what)
                 if response.status_code != 429:
                     return self._answer(response, what)
-                queue.retries += 1
+                queue.queued += 1
                 wait_s = _retry_after(response) or delay
                 delay = min(delay * 2, _BACKOFF_MAX_S)
-                logger.info(
-                    "%s: %s; next try in %.1f s (%s)", self.provider, queue.describe(), wait_s, what
-                )
                 if wait_s >= budget.remaining() or (stop is not None and stop.is_set()):
                     raise self._out_of_time(what, queue, budget)
+                queue.retries += 1
+                logger.info(
+                    "%s queued %s (HTTP 429): retry %d in %.1f s",
+                    self.provider,
+                    what,
+                    queue.retries,
+                    wait_s,
+                )
                 if stop is not None:
                     stop.wait(wait_s)  # the backoff itself; set() ends it early
                 else:
@@ -159,7 +167,7 @@ class ProviderClient:
         )
 
     def _out_of_time(self, what: str, queue: Queueing, budget: Budget) -> DeadlineExceeded:
-        if queue.retries:
+        if queue.queued:
             logger.warning("%s: %s; giving up (%s)", self.provider, queue.describe(), what)
             return CloudQueued(
                 f"{self.provider} did not take {what} within "
