@@ -5,6 +5,7 @@ fails released at once."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 
@@ -94,7 +95,7 @@ async def test_429_is_retried_after_retry_after_then_the_start_goes_on(bare_api,
     assert time.monotonic() - started >= 0.6  # Retry-After was honoured, twice
     assert len(fake.calls_to("POST", "/v1/sessions")) >= 3
     assert len(fake.created) == 1
-    assert fake.wait_released(fake.created[0])
+    assert await asyncio.to_thread(fake.wait_released, fake.created[0])
     assert "steel queued creating a steel browser (HTTP 429): retry 2 in 0.3 s" in caplog.text
 
 
@@ -122,8 +123,8 @@ async def test_a_create_slower_than_the_budget_is_released_when_it_answers(bare_
         await _launch("browserbase", fake, timeout_ms=1_500)
     assert fake.create_held.is_set() and fake.created == []
     fake.hold_creates.set()  # the provider answers after all
-    assert fake.wait_created(1)
-    assert fake.wait_released(fake.created[0])
+    assert await asyncio.to_thread(fake.wait_created, 1)
+    assert await asyncio.to_thread(fake.wait_released, fake.created[0])
 
 
 async def test_a_browser_created_for_a_start_that_fails_is_released(bare_api):

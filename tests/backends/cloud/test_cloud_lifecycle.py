@@ -53,7 +53,7 @@ async def test_a_managed_session_keeps_its_browser_and_the_idle_reaper_releases_
         while "task" not in manager.reaped:
             budget.check("waiting for the idle reaper")
             await budget.sleep(0.05)
-    assert fake.wait_released(fake.created[0])
+    assert await asyncio.to_thread(fake.wait_released, fake.created[0])
     assert fake.released == fake.created
 
 
@@ -99,7 +99,7 @@ async def test_a_process_that_exits_without_closing_releases_its_browser(fake_ap
     child = _child(fake, "sys.exit(0)  # no close: the exit releases it\n")
     browser_id = await asyncio.to_thread(_ready, child)
     assert await asyncio.to_thread(child.wait, 30) == 0
-    assert fake.wait_released(browser_id)
+    assert await asyncio.to_thread(fake.wait_released, browser_id)
 
 
 async def test_sigterm_releases_the_browser_before_the_process_dies(fake_api):
@@ -109,7 +109,7 @@ async def test_sigterm_releases_the_browser_before_the_process_dies(fake_api):
     assert fake.released == []
     child.send_signal(signal.SIGTERM)
     assert await asyncio.to_thread(child.wait, 30) == -signal.SIGTERM
-    assert fake.wait_released(browser_id)
+    assert await asyncio.to_thread(fake.wait_released, browser_id)
 
 
 async def test_a_dropped_socket_is_reconnected_when_the_provider_keeps_the_browser(browser, server):
