@@ -163,6 +163,8 @@ class FakeProviderAPI:
         route = _ROUTES[self.provider]
         if method == "POST" and path == route.create:
             return self._create(body)
+        if self.provider == "browserbase" and method == "GET" and path.endswith("/debug"):
+            return self._debug(path.removeprefix(route.sessions).removesuffix("/debug"))
         if method == route.release_method and path.startswith(route.sessions):
             rest = path[len(route.sessions) :].strip("/")
             session_id = rest.removesuffix("/release") if route.release_suffix else rest
@@ -220,6 +222,21 @@ class FakeProviderAPI:
             self.created.append(session_id)
             self._lock.notify_all()
         return Answer(status, answer)
+
+    def _debug(self, session_id: str) -> Answer:
+        """Browserbase's Session Live URLs."""
+        if session_id not in self.created:
+            return Answer(404, {"message": f"no session {session_id}"})
+        live = f"{self.origin}/live/{session_id}"
+        return Answer(
+            200,
+            {
+                "debuggerUrl": live,
+                "debuggerFullscreenUrl": live + "?fullscreen=1",
+                "wsUrl": f"wss://connect.example?sessionId={session_id}",
+                "pages": [],
+            },
+        )
 
     def _release(self, session_id: str) -> Answer:
         with self._lock:

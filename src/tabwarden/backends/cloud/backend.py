@@ -15,6 +15,7 @@ process (replies, errors, logs) and kept out of ``Endpoint``'s repr.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import re
 import threading
@@ -44,6 +45,8 @@ RELEASE_S = 15.0
 """A release on close, 429s included."""
 EXIT_WAIT_FOR_CREATE_S = 10.0
 """At exit, how long a create still in flight is waited for so its browser can be released."""
+LIVE_VIEW_S = 5.0
+"""Asking a provider for the live view, at most (the start goes on without it)."""
 
 _JWT = re.compile(r"eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*")
 _MIN_TOKEN_CHARS = 8
@@ -110,10 +113,12 @@ class CloudBackend:
         browser = await self._create(budget)
         self._hold(browser)
         try:
-            return await self._endpoint(browser, budget)
+            endpoint = await self._endpoint(browser, budget)
+            await self._find_live_view(browser, budget)
         except BaseException:
             await self.close()
             raise
+        return endpoint
 
     async def reconnect(self, budget: Budget) -> Endpoint:
         """The same browser again (a DevTools base is asked for its socket anew)."""
@@ -151,6 +156,24 @@ class CloudBackend:
             budget,
         )
         return await pending.wait()
+
+    async def _find_live_view(self, browser: CloudBrowser, budget: Budget) -> None:
+        """Ask for the live view where the provider gives it apart; without it the session
+        still starts (it is for people watching, not for the agent)."""
+        call = self.provider.live_view_call(browser, self.settings)
+        if call is None:
+            return
+        try:
+            answer = await asyncio.to_thread(
+                self._client.send, call, budget.child(LIVE_VIEW_S), what="reading the live view"
+            )
+        except TabwardenError as exc:
+            logger.info("%s: no live view for browser %s (%s)", self.name, browser.id, exc)
+            return
+        if self.browser is browser:
+            self.browser = dataclasses.replace(
+                browser, live_view_url=self.provider.live_view(answer)
+            )
 
     def _hold(self, browser: CloudBrowser) -> None:
         """From now on the browser is released at close, at exit or on a signal."""

@@ -60,6 +60,12 @@ class BrowserUse:
             {"action": "stop"},
         )
 
+    def live_view_call(self, browser: CloudBrowser, settings: CloudSettings) -> None:
+        return None  # the create call's answer has it
+
+    def live_view(self, answer: Any) -> str | None:
+        return None
+
     def _headers(self, settings: CloudSettings) -> dict[str, str]:
         return {
             "X-Browser-Use-API-Key": api_key(settings, self),

@@ -1,6 +1,7 @@
 """Browserbase (docs.browserbase.com): ``POST /v1/sessions`` creates a browser, its
 ``connectUrl`` is the CDP socket (connect within 5 minutes), and ``POST /v1/sessions/{id}``
-with ``status: REQUEST_RELEASE`` ends it.
+with ``status: REQUEST_RELEASE`` ends it; ``GET /v1/sessions/{id}/debug`` names its live
+view.
 
 Its CDP proxy closes native dialogs about 10 ms after they open, so sessions route them
 through page script (the dialog bridge). Without ``keepAlive`` a session ends when its
@@ -25,7 +26,7 @@ class Browserbase:
     key_env = "BROWSERBASE_API_KEY"
     project_env = "BROWSERBASE_PROJECT_ID"
     capabilities = Capabilities(
-        live_view=False,
+        live_view=True,
         profile_persistence=True,
         dialog_bridge=True,
         ends_on_disconnect=True,
@@ -69,6 +70,15 @@ class Browserbase:
         return HttpCall(
             "POST", self._url(settings, f"/v1/sessions/{browser.id}"), self._headers(settings), body
         )
+
+    def live_view_call(self, browser: CloudBrowser, settings: CloudSettings) -> HttpCall:
+        return HttpCall(
+            "GET", self._url(settings, f"/v1/sessions/{browser.id}/debug"), self._headers(settings)
+        )
+
+    def live_view(self, answer: Any) -> str | None:
+        url = answer.get("debuggerFullscreenUrl") if isinstance(answer, dict) else None
+        return url if isinstance(url, str) and url else None
 
     # ---- private -------------------------------------------------------------------
 

@@ -53,6 +53,12 @@ class Firecrawl:
             "DELETE", self._url(settings, f"/browser/{browser.id}"), self._headers(settings)
         )
 
+    def live_view_call(self, browser: CloudBrowser, settings: CloudSettings) -> None:
+        return None  # the create call's answer has it
+
+    def live_view(self, answer: Any) -> str | None:
+        return None
+
     def _headers(self, settings: CloudSettings) -> dict[str, str]:
         return {
             "Authorization": f"Bearer {api_key(settings, self)}",

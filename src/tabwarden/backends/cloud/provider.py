@@ -122,6 +122,15 @@ class CloudProvider(Protocol):
         """The request that ends the browser; None when closing the socket ends it."""
         ...
 
+    def live_view_call(self, browser: CloudBrowser, settings: CloudSettings) -> HttpCall | None:
+        """A request whose answer names the live view, for a provider that does not give
+        it with the browser; None otherwise."""
+        ...
+
+    def live_view(self, answer: Any) -> str | None:
+        """The live view URL in the answer to ``live_view_call``."""
+        ...
+
 
 def api_key(settings: CloudSettings, provider: CloudProvider) -> str:
     """The key, or a CloudAuthError naming the environment variable to set."""

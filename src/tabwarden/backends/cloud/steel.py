@@ -59,6 +59,12 @@ class Steel:
             "POST", self._url(settings, f"/sessions/{browser.id}/release"), self._headers(settings)
         )
 
+    def live_view_call(self, browser: CloudBrowser, settings: CloudSettings) -> None:
+        return None  # the create call's answer has it
+
+    def live_view(self, answer: Any) -> str | None:
+        return None
+
     def _headers(self, settings: CloudSettings) -> dict[str, str]:
         return {"steel-api-key": api_key(settings, self), "Content-Type": "application/json"}
 

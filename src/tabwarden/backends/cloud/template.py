@@ -40,3 +40,9 @@ class CdpTemplate:
 
     def release_call(self, browser: CloudBrowser, settings: CloudSettings) -> None:
         return None
+
+    def live_view_call(self, browser: CloudBrowser, settings: CloudSettings) -> None:
+        return None  # a URL alone has none
+
+    def live_view(self, answer: Any) -> str | None:
+        return None
