@@ -42,6 +42,9 @@ class SessionManager:
         self._sessions: dict[str, BrowserSession] = {}
         self._creating: dict[str, asyncio.Lock] = {}
         self._reaper: asyncio.Task[None] | None = None
+        self._reaping: set[asyncio.Task[None]] = set()
+        """Closes the reaper started: they finish even when the manager closes meanwhile
+        (a browser half closed would stay running, a cloud browser unreleased)."""
         self._closed = False
         self.reaped: list[str] = []
         """Names of sessions closed for inactivity, oldest first (for logs and tests)."""
@@ -122,6 +125,8 @@ class SessionManager:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._reaper
             self._reaper = None
+        if self._reaping:
+            await asyncio.gather(*self._reaping, return_exceptions=True)
         sessions, self._sessions = list(self._sessions.values()), {}
         results = await asyncio.gather(*(s.close() for s in sessions), return_exceptions=True)
         for session, result in zip(sessions, results, strict=True):
@@ -147,7 +152,12 @@ class SessionManager:
                 "closing session %r after %.0f s without use", name, now - session.last_used
             )
             self.reaped.append(name)
-            await session.close()
+            closing = asyncio.get_running_loop().create_task(
+                session.close(), name=f"tabwarden-reap-{name}"
+            )
+            self._reaping.add(closing)
+            closing.add_done_callback(self._reaping.discard)
+            await asyncio.shield(closing)
         return idle
 
     def _start_reaper(self) -> None:
