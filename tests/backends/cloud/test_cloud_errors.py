@@ -145,3 +145,13 @@ async def test_a_release_answered_429_is_retried(bare_api):
         await _launch("firecrawl", fake)
     assert fake.released == ["fc-9"]
     assert len(fake.calls_to("DELETE", "/v2/browser/fc-9")) == 2
+
+
+def test_an_unknown_or_bad_cloud_setting_fails_at_launch() -> None:
+    from tabwarden.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="cloud has no setting 'regoin'") as caught:
+        tabwarden.launch(backend="steel", cloud={"regoin": "lax"})
+    assert "region" in caught.value.hint
+    with pytest.raises(ConfigError, match=r"cloud\.timeout_s"):
+        tabwarden.launch(backend="steel", cloud={"timeout_s": -1})
