@@ -159,8 +159,9 @@ class ProviderClient:
         if status in (401, 403):
             raise CloudAuthError(
                 detail,
-                hint=f"check the API key in ${self.key_env} (or the variable cloud.api_key_env "
-                "names): it is missing, mistyped, revoked or lacks access to this project",
+                hint=f"check the API key in {_where(self.key_env)} (or the variable "
+                "cloud.api_key_env names): it is mistyped, revoked or lacks access to this "
+                "project",
             )
         if status == 402:
             raise CloudQuotaError(detail)
@@ -178,6 +179,11 @@ class ProviderClient:
                 f"{budget.timeout_s:.1f} s: {queue.describe()}"
             )
         return DeadlineExceeded(f"{what} ran out of its {budget.timeout_s:.1f} s budget")
+
+
+def _where(key_env: str) -> str:
+    """``$NAME`` for an environment variable, the key as written for a config key."""
+    return key_env if "." in key_env else f"${key_env}"
 
 
 @functools.cache
