@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from .diagnostics.emulation import find_device
 from .diagnostics.permissions import protocol_permissions
@@ -28,6 +28,7 @@ from .tool_groups import DEFAULT_GROUPS, GROUPS, parse_groups
 
 __all__ = [
     "BrowserConfig",
+    "CloudConfig",
     "Config",
     "DiagnosticsConfig",
     "FilesConfig",
@@ -119,6 +120,14 @@ class GridConfig(_Section):
 
 
 class BrowserConfig(_Section):
+    backend: str = Field(
+        "local",
+        description="Where the browser comes from: local (launch Chromium here), "
+        "browserbase, browser-use, firecrawl, steel (a cloud browser created through the "
+        "provider's API), cdp-template (any CDP service reached by `cloud.url_template`), or "
+        "grid (a Chrome from the Selenium Grid 4 at `browser.grid.url`, docs/grid.md). "
+        "The cloud section holds the providers' settings (docs/backends.md). Also --backend.",
+    )
     executable: str | None = Field(
         None,
         description="Path or name of the Chromium-based browser to launch ($TABWARDEN_CHROME "
@@ -240,6 +249,16 @@ class BrowserConfig(_Section):
         default_factory=GridConfig,
         description="A Selenium Grid to take browsers from (its keys follow).",
     )
+
+    @field_validator("backend", mode="before")
+    @classmethod
+    def _backend(cls, value: object) -> object:
+        if isinstance(value, str):
+            name = value.strip().lower().replace("_", "-")
+            if not name or any(not (c.isalnum() or c == "-") for c in name):
+                raise ValueError("must be a backend name such as local or browserbase")
+            return name
+        return value
 
     @field_validator("proxy_bypass", "init_scripts", mode="before")
     @classmethod
@@ -475,8 +494,73 @@ class WorkbenchConfig(_Section):
     )
 
 
+class CloudConfig(_Section):
+    """Settings of a cloud browser provider (``browser.backend``; docs/backends.md). A
+    setting the chosen provider does not take is logged and left out."""
+
+    api_key: SecretStr | None = Field(
+        None,
+        description="The provider's API key (or a CDP service's token). Better left unset: "
+        "it is read from the environment variable `api_key_env` names.",
+    )
+    api_key_env: str | None = Field(
+        None,
+        description="The environment variable holding the key. Unset: the provider's own "
+        "(BROWSERBASE_API_KEY, BROWSER_USE_API_KEY, FIRECRAWL_API_KEY, STEEL_API_KEY, "
+        "TABWARDEN_CDP_TOKEN for cdp-template).",
+    )
+    api_url: str | None = Field(
+        None,
+        description="The provider's API base URL, for a self-hosted or regional API "
+        "(default: the provider's public one).",
+    )
+    project_id: str | None = Field(
+        None,
+        description="Browserbase: the project (default: $BROWSERBASE_PROJECT_ID, else the "
+        "one of the API key).",
+    )
+    region: str | None = Field(
+        None, description="Where the browser runs (Browserbase: us-west-2…; Steel: lax…)."
+    )
+    proxy: str | None = Field(
+        None,
+        description="`on`: the provider's own proxies; a two-letter country code: its proxies "
+        "in that country (Browser Use); an http(s) URL: your proxy (Browserbase, Steel).",
+    )
+    stealth: bool = Field(
+        False,
+        description="Ask for the provider's anti-bot measures (Browserbase advanced "
+        "stealth, Steel's stealth settings).",
+    )
+    timeout_s: float | None = Field(
+        None,
+        gt=0,
+        le=86_400,
+        description="How long the provider keeps the browser at most, in seconds (default: "
+        "the provider's).",
+    )
+    profile: str | None = Field(
+        None,
+        description="A persistent profile kept by the provider: a Browserbase context id, a "
+        "Browser Use profile id, a Firecrawl profile name.",
+    )
+    url_template: str | None = Field(
+        None,
+        description="cdp-template: the CDP URL with `{token}` for the key, e.g. "
+        "`wss://production-sfo.browserless.io/?token={token}`.",
+    )
+
+    @field_validator("api_url", "url_template", "proxy", "profile", "region", "project_id")
+    @classmethod
+    def _one_line(cls, value: str | None) -> str | None:
+        if value is not None and any(ord(ch) < 32 for ch in value):
+            raise ValueError("must be one line without control characters")
+        return value.strip() or None if value is not None else None
+
+
 class Config(_Section):
     browser: BrowserConfig = Field(default_factory=BrowserConfig)
+    cloud: CloudConfig = Field(default_factory=CloudConfig)
     timeouts: TimeoutConfig = Field(default_factory=TimeoutConfig)
     safety: SafetyConfig = Field(default_factory=SafetyConfig)
     policy: PolicyConfig = Field(default_factory=PolicyConfig)

@@ -173,7 +173,9 @@ class BrowserLink:
             self._backend.reconnect(budget) if again else self._backend.start(budget)
         )
         try:
-            connection = await CDPConnection.connect(self.endpoint.ws_url, budget)
+            connection = await CDPConnection.connect(
+                self.endpoint.ws_url, budget, shown_url=self.endpoint.shown_url
+            )
         except BaseException:
             if not again:
                 await self._backend.close()
@@ -194,7 +196,7 @@ class BrowserLink:
             self._connection = None
             raise
         logger.info(
-            "session %r connected to %s (%s)", self._name, self.product, self.endpoint.ws_url
+            "session %r connected to %s (%s)", self._name, self.product, self.endpoint.shown_url
         )
 
     def _note_loss(self, reason: str) -> None:
@@ -210,7 +212,7 @@ class BrowserLink:
             status = self._backend.exit_status() or "went away"
             return BrowserCrashed(f"{method}: the browser of session {self._name!r} {status}")
         return ConnectionLost(
-            f"{method}: lost the connection to {self.endpoint and self.endpoint.ws_url}"
+            f"{method}: lost the connection to {self.endpoint and self.endpoint.shown_url}"
         )
 
     def _on_closed(self, connection: CDPConnection) -> None:

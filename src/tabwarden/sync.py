@@ -13,7 +13,7 @@ Every call runs on one event-loop thread that lives as long as the process
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, Self
 
@@ -1103,12 +1103,21 @@ def launch(
     allowed_origins: str | Sequence[str] | None = None,
     blocked_origins: str | Sequence[str] | None = None,
     output_dir: str | Path | None = None,
+    backend: str | None = None,
+    cloud: Mapping[str, Any] | None = None,
 ) -> BrowserSession:
-    """Launch a local Chromium; returns its started session (use it with ``with``).
+    """Launch a browser (local or cloud); returns its started session (use it with ``with``).
 
-    Launch a local Chromium and return its session.
+    Launch a browser and return its session: a local Chromium, or a cloud browser.
 
-    ``isolated=True`` uses a throwaway profile removed on close; otherwise the
+    ``backend`` (``browser.backend``): ``local`` (the default) launches Chromium here;
+    ``browserbase``, ``browser-use``, ``firecrawl``, ``steel`` create a browser through the
+    provider's API and ``cdp-template`` reaches one by ``cloud.url_template``
+    (docs/backends.md). ``cloud`` sets fields of the ``cloud`` configuration section for this
+    session: ``project_id``, ``region``, ``proxy``, ``stealth``, ``timeout_s``, ``profile``,
+    ``url_template``, ``api_url``, ``api_key_env`` (keys are best left in the environment).
+
+    Local only: ``isolated=True`` uses a throwaway profile removed on close; otherwise the
     persistent profile of this workspace (and session ``name``) is used.
     ``secrets_file``: a dotenv file whose values ``session.redactor`` replaces by
     their names. Unset arguments come from ``config`` (default:
@@ -1142,6 +1151,8 @@ def launch(
         allowed_origins=allowed_origins,
         blocked_origins=blocked_origins,
         output_dir=output_dir,
+        backend=backend,
+        cloud=cloud,
     )
     return wrap(BrowserSession, run(awaited(start)))
 

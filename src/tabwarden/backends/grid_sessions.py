@@ -115,7 +115,7 @@ class GridLedger:
     def opened(self, grid_url: str, session_id: str) -> None:
         with self._lock:
             self._open[(grid_url, session_id)] = None
-        reaper.add_exit_hook(self.delete_all)
+        reaper.add_exit_action(self.delete_all)
 
     def closed(self, grid_url: str, session_id: str) -> None:
         with self._lock:

@@ -30,6 +30,7 @@ def _isolated() -> Config:
     config.browser.isolated = True
     return config
 
+
 _WAIT_S = 20.0
 
 Message = dict[str, Any]
