@@ -16,6 +16,7 @@ import psutil
 import pytest
 import pytest_asyncio
 
+import tabwarden
 from tabwarden.backends.grid import GridOptions, SeleniumGrid, grid_backend, grid_capabilities
 from tabwarden.backends.grid_http import GridFull, GridUnreachable
 from tabwarden.backends.grid_sessions import ledger
@@ -240,6 +241,15 @@ async def test_closing_deletes_the_webdriver_session_and_its_browser(grid):
     # ... and its status shows the slot free (it updates a moment after the delete).
     await _until(lambda: grid.sessions() == [], "the Grid's status shows the slot free")
     await _until(lambda: not _running(browser_pid), "the session's Chromium exited")
+
+
+async def test_launch_with_backend_grid_drives_a_browser_of_the_configured_grid(grid, server):
+    async with tabwarden.launch(backend="grid", config=_config(grid)) as session:
+        assert isinstance(session.backend, SeleniumGrid)
+        assert grid.sessions() == [session.backend.session_id]
+        tab = await session.new_tab(server.url("/index.html"))
+        assert tab.title == "Test home"
+    await _until(lambda: grid.sessions() == [], "the Grid's status shows the slot free")
 
 
 async def test_a_start_that_fails_after_the_grid_made_the_session_deletes_it(grid, tmp_path):
