@@ -1,0 +1,286 @@
+// The workbench page: routes between the session grid and one session, and hands each
+// server message to the part of the page that shows it. Wire protocol: docs/workbench-protocol.md.
+
+import { Connection } from "./conn.js";
+import { Diagnostics } from "./diagnostics.js";
+import { byTestId, h, setProfileBadge, toast } from "./dom.js";
+import { LiveView } from "./live.js";
+import { ConsentModal, DialogBanner, ScreenshotTool } from "./modals.js";
+import { SessionGrid } from "./sessions.js";
+import { TabStrip } from "./tabs.js";
+import { Timeline } from "./timeline.js";
+
+const PROTOCOL_VERSION = 1;
+
+class Workbench {
+  constructor(token) {
+    this.conn = new Connection(token);
+    this.route = { view: "list", session: null };
+    this.watched = null; // name of the session whose "session" message we hold
+    this.summaries = [];
+    this.takenOver = false;
+    this.overlayOn = true;
+
+    this.grid = new SessionGrid();
+    this.live = new LiveView(this.conn);
+    this.timeline = new Timeline();
+    this.tabs = new TabStrip(this.conn, {
+      onWatchTab: (tab) => this.watch(this.route.session, tab),
+      isTakenOver: () => this.takenOver,
+    });
+    this.diagnostics = new Diagnostics(this.conn, { watchedTab: () => this.live.frameTab ?? this.tabs.watching });
+    this.dialogs = new DialogBanner(this.conn);
+    this.consent = new ConsentModal(this.conn);
+    this.screenshot = new ScreenshotTool(this.conn, { sourceCanvas: this.live.canvas });
+
+    this.bindControls();
+    this.conn.addEventListener("status", (e) => this.showStatus(e.detail));
+    this.conn.addEventListener("open", () => this.applyRoute());
+    this.conn.addEventListener("close", () => { this.watched = null; });
+    this.conn.addEventListener("refused", (e) => this.showAuthError(
+      `The workbench refused this page's token${e.detail ? ` (${e.detail})` : ""}.`));
+    this.conn.addEventListener("message", (e) => this.dispatch(e.detail));
+    window.addEventListener("hashchange", () => this.onHashChange());
+    this.onHashChange();
+    this.conn.start();
+  }
+
+  // ----- routing -----
+
+  parseHash() {
+    const match = location.hash.match(/^#\/s\/(.+)$/);
+    return match ? { view: "session", session: decodeURIComponent(match[1]) } : { view: "list", session: null };
+  }
+
+  onHashChange() {
+    const route = this.parseHash();
+    const changed = route.view !== this.route.view || route.session !== this.route.session;
+    this.route = route;
+    byTestId("sessions-view").hidden = route.view !== "list";
+    byTestId("session-view").hidden = route.view !== "session";
+    const crumbs = byTestId("breadcrumb");
+    if (route.view === "list") {
+      crumbs.replaceChildren("Sessions");
+      document.title = "tabwarden workbench";
+    } else {
+      crumbs.replaceChildren(h("a", { href: "#/" }, "Sessions"), " › ", route.session);
+      document.title = `${route.session} — tabwarden workbench`;
+    }
+    if (changed || !this.started) this.applyRoute();
+    this.started = true;
+  }
+
+  applyRoute() {
+    if (!this.conn.isOpen) return;
+    if (this.route.view === "list") {
+      if (this.watched !== null) this.conn.send({ type: "unwatch" });
+      this.watched = null;
+      this.setTakenOver(false);
+      this.conn.send({ type: "list" });
+    } else {
+      this.openSession(this.route.session);
+    }
+  }
+
+  openSession(name) {
+    this.watched = null;
+    this.live.reset();
+    this.timeline.reset();
+    this.dialogs.reset([]);
+    this.setTakenOver(false);
+    byTestId("session-name").textContent = name;
+    byTestId("session-closed").hidden = true;
+    this.applySummary();
+    this.watch(name, null);
+  }
+
+  watch(name, tab) {
+    this.conn.send({ type: "watch", session: name, tab });
+    if (this.overlayOn === false) this.conn.send({ type: "overlay", on: false });
+  }
+
+  // ----- server messages -----
+
+  dispatch(m) {
+    const handler = this.handlers[m.type];
+    if (handler) handler.call(this, m);
+  }
+
+  get handlers() {
+    return {
+      hello(m) {
+        if (m.version !== PROTOCOL_VERSION) {
+          toast(`The workbench server speaks protocol ${m.version}; this page speaks ${PROTOCOL_VERSION}.`,
+            "Reload the page; if this stays, the page and server come from different tabwarden versions.");
+        }
+        this.setSummaries(m.sessions);
+      },
+      sessions(m) { this.setSummaries(m.sessions); },
+      thumbnail(m) { this.grid.setThumbnail(m.session, m.data); },
+      session(m) {
+        if (m.session !== this.route.session) return;
+        this.watched = m.session;
+        setProfileBadge(byTestId("profile-badge"), m.profile);
+        byTestId("session-product").textContent = [m.product, m.backend].filter(Boolean).join(" · ");
+        byTestId("session-closed").hidden = true;
+        byTestId("session-closed").dataset.reason = "";
+        this.tabs.reset(m.tabs, m.active, m.watching);
+        this.timeline.reset(m.calls);
+        this.live.setSnapshot(m.snapshot);
+        this.diagnostics.reset(m);
+        this.dialogs.reset(m.dialogs);
+        for (const request of m.consent ?? []) this.consent.add(request);
+        this.setTakenOver(Boolean(m.taken_over));
+        this.applySummary();
+      },
+      tabs(m) {
+        if (!this.watching()) return;
+        this.tabs.setTabs(m.tabs, m.active);
+      },
+      load(m) { if (this.watching()) this.tabs.onLoad(m); },
+      frame(m) {
+        if (!this.watching()) return;
+        const tabChanged = m.tab !== this.live.frameTab;
+        this.live.onFrame(m);
+        if (tabChanged) this.tabs.setWatching(m.tab);
+      },
+      snapshot(m) { if (this.watching()) this.live.setSnapshot(m); },
+      call_started(m) { if (this.watching()) { this.timeline.upsert(m.call); this.applySummary(); } },
+      call(m) { if (this.watching()) { this.timeline.upsert(m.call); this.applySummary(); } },
+      action(m) { if (this.watching()) this.live.onAction(m); },
+      dialog_opened(m) { if (this.watching()) this.dialogs.opened(m.dialog); },
+      dialog_closed(m) {
+        if (!this.watching()) return;
+        this.dialogs.closed(m.dialog);
+        this.diagnostics.addClosedDialog(m.dialog);
+      },
+      console(m) { if (this.watching()) this.diagnostics.addConsole(m.tab, m.entry); },
+      network(m) { if (this.watching()) this.diagnostics.addNetwork(m.tab, m.entry); },
+      download(m) { if (this.watching()) this.diagnostics.addDownload(m.entry); },
+      emulation(m) { if (this.watching()) this.diagnostics.setEmulation(m.state); },
+      trace(m) { if (this.watching()) this.diagnostics.setCapture("trace", m.state); },
+      recording(m) { if (this.watching()) this.diagnostics.setCapture("recording", m.state); },
+      person(m) { if (this.watching()) this.setTakenOver(Boolean(m.taken_over)); },
+      consent(m) { this.consent.add(m.request); },
+      consent_closed(m) { this.consent.closed(m.id); },
+      closed(m) {
+        if (m.session !== this.route.session) return;
+        this.watched = null;
+        this.setTakenOver(false);
+        const box = byTestId("session-closed");
+        box.textContent = `This session ended${m.reason ? `: ${m.reason}` : "."}`;
+        box.dataset.reason = "closed";
+        box.hidden = false;
+        this.dialogs.reset([]);
+        this.live.waiting.textContent = "The session ended.";
+      },
+      error(m) { toast(m.message, m.hint); },
+    };
+  }
+
+  watching() {
+    return this.route.view === "session" && this.watched === this.route.session;
+  }
+
+  setSummaries(sessions) {
+    this.summaries = sessions ?? [];
+    this.grid.setSessions(this.summaries);
+    this.applySummary();
+    if (this.route.view !== "session") return;
+    const missing = !this.summaries.some((x) => x.name === this.route.session) && !this.watched;
+    const box = byTestId("session-closed");
+    if (missing) {
+      box.textContent = `No live session is named “${this.route.session}”.`;
+      box.hidden = false;
+      box.dataset.reason = "missing";
+    } else if (box.dataset.reason === "missing") {
+      box.hidden = true;
+      box.dataset.reason = "";
+    }
+  }
+
+  /** The session bar's live flags, from the list summary and the calls still running. */
+  applySummary() {
+    if (this.route.view !== "session") return;
+    const s = this.summaries.find((x) => x.name === this.route.session);
+    const running = [...this.timeline.calls.values()].some((c) => c.ok === null || c.ok === undefined);
+    byTestId("session-busy-indicator").hidden = !(running || s?.busy);
+    if (s && !this.watched) setProfileBadge(byTestId("profile-badge"), s.profile);
+  }
+
+  // ----- controls -----
+
+  bindControls() {
+    const takeover = byTestId("takeover-button");
+    takeover.addEventListener("click", () => this.requestTakeover(!this.takenOver));
+    byTestId("handback-button").addEventListener("click", () => this.requestTakeover(false));
+    byTestId("overlay-toggle").addEventListener("click", () => {
+      this.overlayOn = !this.overlayOn;
+      byTestId("overlay-toggle").setAttribute("aria-pressed", String(this.overlayOn));
+      this.live.setOverlay(this.overlayOn);
+      this.conn.send({ type: "overlay", on: this.overlayOn });
+    });
+    byTestId("screenshot-button").addEventListener("click", () => {
+      if (!this.screenshot.open()) toast("No frame to capture yet", "Wait for the live view to show the page.");
+    });
+  }
+
+  async requestTakeover(on) {
+    const button = byTestId("takeover-button");
+    button.disabled = true;
+    try {
+      await this.conn.request("takeover", { on });
+      this.setTakenOver(on);
+    } catch (error) {
+      toast(error.message, error.hint);
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  setTakenOver(on) {
+    this.takenOver = on;
+    this.live.setTakenOver(on);
+    byTestId("takeover-banner").hidden = !on;
+    const button = byTestId("takeover-button");
+    button.textContent = on ? "Hand back" : "Take over";
+    button.setAttribute("aria-pressed", String(on));
+  }
+
+  showStatus({ state, text }) {
+    const el = byTestId("connection-status");
+    el.dataset.state = state;
+    el.querySelector(".conn-text").textContent = text;
+  }
+
+  showAuthError(text) {
+    byTestId("auth-error").hidden = false;
+    byTestId("auth-error").querySelector(".notice-text").textContent = text;
+    byTestId("sessions-view").hidden = true;
+    byTestId("session-view").hidden = true;
+  }
+}
+
+function start() {
+  const token = new URLSearchParams(location.search).get("token");
+  if (!token) {
+    const el = byTestId("auth-error");
+    el.hidden = false;
+    el.querySelector(".notice-text").textContent = "This link has no token.";
+    byTestId("connection-status").dataset.state = "refused";
+    byTestId("connection-status").querySelector(".conn-text").textContent = "No token";
+    return;
+  }
+  const bench = new Workbench(token);
+  const live = bench.live;
+  // Read-only state for end-to-end tests.
+  window.__workbench = Object.freeze({
+    get frames() { return live.frames; },
+    get lastShownSeq() { return live.lastShownSeq; },
+    get lastFrameMeta() { return live.meta ? { ...live.meta } : null; },
+    overlayBoxes: () => live.overlayBoxes(),
+    liveRect: () => live.liveRect(),
+  });
+}
+
+start();

@@ -1,0 +1,261 @@
+// The diagnostics drawer: console, network, downloads, storage, emulation, trace and
+// recording, recent dialogs.
+
+import { byTestId, clockTime, formatBytes, formatDuration, h } from "./dom.js";
+
+const MAX_CONSOLE = 1000;
+const MAX_NETWORK = 1000;
+const LEVEL_RANK = { debug: 0, verbose: 0, log: 1, info: 1, warning: 2, warn: 2, error: 3 };
+
+function stateText(state) {
+  if (!state) return "unknown";
+  const parts = [state.active ? "on" : "off"];
+  for (const [key, value] of Object.entries(state)) {
+    if (key !== "active" && value !== null && value !== undefined && value !== "") parts.push(`${key}: ${value}`);
+  }
+  return parts.join(" · ");
+}
+
+function prettyJson(value) {
+  return JSON.stringify(value ?? {}, null, 2);
+}
+
+export class Diagnostics {
+  constructor(conn, { watchedTab }) {
+    this.conn = conn;
+    this.watchedTab = watchedTab;
+    this.drawer = byTestId("diagnostics");
+    this.body = this.drawer.querySelector(".drawer-body");
+    this.toggle = byTestId("drawer-toggle");
+    this.tabs = [...this.drawer.querySelectorAll('[role="tab"]')];
+    this.current = "console";
+    this.console = [];
+    this.network = new Map();
+    this.downloads = new Map();
+    this.recentDialogs = [];
+    this.selectedRequest = null;
+
+    for (const tab of this.tabs) {
+      tab.setAttribute("aria-selected", "false");
+      tab.addEventListener("click", () => this.open(tab.dataset.panel));
+    }
+    this.toggle.addEventListener("click", () => this.setOpen(this.body.hidden));
+    byTestId("console-level").addEventListener("change", () => this.renderConsole());
+    byTestId("network-filter").addEventListener("input", () => this.renderNetwork());
+    byTestId("network-failed-only").addEventListener("change", () => this.renderNetwork());
+    byTestId("storage-load").addEventListener("click", () => this.loadStorage());
+  }
+
+  setOpen(open) {
+    this.body.hidden = !open;
+    this.drawer.classList.toggle("open", open);
+    this.toggle.setAttribute("aria-expanded", String(open));
+    this.toggle.setAttribute("aria-label", open ? "Hide diagnostics" : "Show diagnostics");
+    this.toggle.innerHTML = open ? "&#9660;" : "&#9650;";
+    if (open) this.showPanel(this.current);
+    else for (const tab of this.tabs) tab.setAttribute("aria-selected", "false");
+  }
+
+  open(panel) {
+    if (!this.body.hidden && this.current === panel) {
+      this.setOpen(false);
+      return;
+    }
+    this.current = panel;
+    this.setOpen(true);
+  }
+
+  showPanel(panel) {
+    for (const tab of this.tabs) tab.setAttribute("aria-selected", String(tab.dataset.panel === panel));
+    for (const el of this.body.querySelectorAll('[role="tabpanel"]')) el.hidden = el.dataset.panel !== panel;
+  }
+
+  reset(session) {
+    this.console = (session.console ?? []).slice(-MAX_CONSOLE);
+    this.network = new Map((session.network ?? []).map((e) => [e.id, e]));
+    this.downloads = new Map((session.downloads ?? []).map((d) => [d.guid, d]));
+    this.recentDialogs = session.recent_dialogs ?? [];
+    this.selectedRequest = null;
+    byTestId("network-detail").hidden = true;
+    byTestId("storage-result").replaceChildren();
+    this.setEmulation(session.emulation);
+    this.setCapture("trace", session.trace);
+    this.setCapture("recording", session.recording);
+    this.renderConsole();
+    this.renderNetwork();
+    this.renderDownloads();
+    this.renderDialogs();
+  }
+
+  // ----- console -----
+
+  addConsole(tab, entry) {
+    this.console.push({ tab, ...entry });
+    if (this.console.length > MAX_CONSOLE) this.console.splice(0, this.console.length - MAX_CONSOLE);
+    this.renderConsole();
+  }
+
+  renderConsole() {
+    const min = byTestId("console-level").value;
+    const rank = min ? LEVEL_RANK[min] : -1;
+    const rows = this.console.filter((e) => (LEVEL_RANK[e.level] ?? 1) >= rank);
+    const list = byTestId("console-rows");
+    const atBottom = list.scrollTop + list.clientHeight >= list.scrollHeight - 4;
+    list.replaceChildren(...rows.map((e) => h("li", { "data-testid": "console-row", "data-level": e.level },
+      e.url ? h("span", { class: "where" }, `${e.url.split("/").pop() || e.url}${e.line != null ? `:${e.line}` : ""}`) : null,
+      h("span", { class: "muted" }, `${clockTime(e.at)} ${e.level} `), e.text)));
+    if (atBottom) list.scrollTop = list.scrollHeight;
+    const errors = this.console.filter((e) => e.level === "error").length;
+    this.setCount("console", errors || "", errors > 0);
+  }
+
+  // ----- network -----
+
+  addNetwork(tab, entry) {
+    const known = this.network.get(entry.id);
+    this.network.set(entry.id, { tab, ...known, ...entry });
+    if (this.network.size > MAX_NETWORK) this.network.delete(this.network.keys().next().value);
+    this.renderNetwork();
+  }
+
+  renderNetwork() {
+    const text = byTestId("network-filter").value.trim().toLowerCase();
+    const failedOnly = byTestId("network-failed-only").checked;
+    const rows = [...this.network.values()].filter((e) => {
+      if (failedOnly && !(e.failed || (e.status && e.status >= 400))) return false;
+      if (!text) return true;
+      return [e.url, e.method, e.status, e.type, e.failed].some((v) => v != null && String(v).toLowerCase().includes(text));
+    });
+    byTestId("network-rows").replaceChildren(...rows.map((e) => {
+      const failed = Boolean(e.failed) || (e.status >= 400);
+      return h("tr", {
+        class: `network-row${failed ? " failed" : ""}`, "data-testid": "network-row", "data-request-id": e.id,
+        tabindex: "0", "aria-selected": e.id === this.selectedRequest ? "true" : "false",
+        onclick: () => this.detail(e),
+        onkeydown: (event) => { if (event.key === "Enter") this.detail(e); },
+      },
+      h("td", {}, e.method ?? ""),
+      h("td", {}, e.failed ? e.failed : e.status ?? "…"),
+      h("td", { class: "url", title: e.url }, e.url),
+      h("td", {}, e.type ?? ""),
+      h("td", { class: "num" }, formatDuration(e.duration_ms)),
+      h("td", { class: "num" }, formatBytes(e.size)));
+    }));
+    const failed = [...this.network.values()].filter((e) => e.failed || e.status >= 400).length;
+    this.setCount("network", this.network.size || "", false);
+    if (failed) this.setCount("network", `${this.network.size} · ${failed} failed`, true);
+  }
+
+  async detail(entry) {
+    this.selectedRequest = entry.id;
+    this.renderNetwork();
+    const box = byTestId("network-detail");
+    box.hidden = false;
+    box.replaceChildren(h("p", { class: "muted" }, "Loading…"));
+    try {
+      const result = await this.conn.request("network_detail", { tab: entry.tab ?? this.watchedTab(), request_id: entry.id });
+      if (this.selectedRequest !== entry.id) return;
+      box.replaceChildren(
+        h("div", { class: "panel-head" }, h("strong", {}, `${entry.method} ${entry.status ?? ""}`),
+          h("button", { type: "button", class: "icon", "aria-label": "Close request details",
+            onclick: () => { box.hidden = true; this.selectedRequest = null; this.renderNetwork(); } }, "×")),
+        h("p", { class: "small", style: "word-break: break-all" }, entry.url),
+        h("h3", {}, "Request"), h("pre", { "data-testid": "network-detail-request" }, prettyJson(result.request)),
+        h("h3", {}, "Response"), h("pre", { "data-testid": "network-detail-response" }, prettyJson(result.response)),
+        result.headers ? h("h3", {}, "Headers") : null,
+        result.headers ? h("pre", { "data-testid": "network-detail-headers" }, prettyJson(result.headers)) : null);
+    } catch (error) {
+      box.replaceChildren(h("p", { class: "error-text", role: "alert" }, error.message),
+        error.hint ? h("p", { class: "muted small" }, error.hint) : null);
+    }
+  }
+
+  // ----- downloads -----
+
+  addDownload(entry) {
+    this.downloads.set(entry.guid, { ...this.downloads.get(entry.guid), ...entry });
+    this.renderDownloads();
+  }
+
+  renderDownloads() {
+    const list = byTestId("download-rows");
+    const rows = [...this.downloads.values()];
+    list.replaceChildren(...rows.map((d) => h("li", {
+      class: `download-row${d.executable ? " executable" : ""}`, "data-testid": "download-row",
+      "data-executable": d.executable ? "true" : "false", "data-state": d.state,
+    },
+    d.executable ? h("span", { "data-testid": "download-executable" }, "⚠ executable file — ") : null,
+    `${d.filename || d.url}  ${d.state}  ${formatBytes(d.bytes)}${d.total ? ` / ${formatBytes(d.total)}` : ""}`,
+    d.path ? h("div", { class: "muted" }, d.path) : null)));
+    if (!rows.length) list.append(h("li", { class: "muted" }, "No downloads."));
+    this.setCount("downloads", rows.length || "", rows.some((d) => d.executable));
+  }
+
+  // ----- storage, emulation, trace, recording -----
+
+  async loadStorage() {
+    const out = byTestId("storage-result");
+    out.replaceChildren(h("p", { class: "muted" }, "Loading…"));
+    try {
+      const result = await this.conn.request("storage");
+      const cookies = result.cookies ?? [];
+      const local = Object.entries(result.local_storage ?? {});
+      out.replaceChildren(
+        h("h3", {}, `Cookies (${cookies.length})`),
+        h("table", { "data-testid": "storage-cookies" },
+          h("thead", {}, h("tr", {}, h("th", {}, "Name"), h("th", {}, "Value"), h("th", {}, "Domain"), h("th", {}, "Path"))),
+          h("tbody", {}, cookies.map((c) => h("tr", {}, h("td", {}, c.name), h("td", {}, c.value ?? ""), h("td", {}, c.domain ?? ""), h("td", {}, c.path ?? ""))))),
+        h("h3", {}, "Local storage"),
+        h("table", { "data-testid": "storage-local" },
+          h("tbody", {}, local.flatMap(([key, value]) => (value && typeof value === "object"
+            ? Object.entries(value).map(([k, v]) => h("tr", {}, h("td", {}, key), h("td", {}, k), h("td", {}, String(v))))
+            : [h("tr", {}, h("td", {}, key), h("td", {}, String(value)))])))));
+    } catch (error) {
+      out.replaceChildren(h("p", { class: "error-text", role: "alert" }, error.message),
+        error.hint ? h("p", { class: "muted small" }, error.hint) : null);
+    }
+  }
+
+  setEmulation(state) {
+    const entries = Object.entries(state ?? {}).filter(([, v]) => v !== null && v !== undefined);
+    const dl = byTestId("emulation-state");
+    dl.replaceChildren(...entries.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, typeof v === "object" ? JSON.stringify(v) : String(v))]));
+    if (!entries.length) dl.append(h("dt", {}, "Nothing emulated"), h("dd", {}, ""));
+  }
+
+  setCapture(kind, state) {
+    byTestId(`${kind}-state`).textContent = stateText(state);
+    byTestId(`${kind}-state`).dataset.active = state?.active ? "true" : "false";
+    const trace = byTestId("trace-state").dataset.active === "true";
+    const recording = byTestId("recording-state").dataset.active === "true";
+    this.setCount("capture", [trace && "trace", recording && "rec"].filter(Boolean).join(" · "), false);
+  }
+
+  // ----- dialogs -----
+
+  addClosedDialog(dialog) {
+    this.recentDialogs = [...this.recentDialogs.filter((d) => d.id !== dialog.id), dialog].slice(-50);
+    this.renderDialogs();
+  }
+
+  renderDialogs() {
+    const list = byTestId("recent-dialogs");
+    list.replaceChildren(...[...this.recentDialogs].reverse().map((d) => h("li", {
+      "data-testid": "recent-dialog", "data-closed-by": d.closed_by ?? "",
+    },
+    h("strong", {}, d.type), ` “${d.message ?? ""}” — `,
+    d.accepted === true ? "accepted" : d.accepted === false ? "dismissed" : "closed",
+    d.closed_by ? ` by ${d.closed_by}` : "", d.closed_at ? h("span", { class: "muted" }, `  ${clockTime(d.closed_at)}`) : null,
+    d.url ? h("div", { class: "muted" }, d.url) : null)));
+    if (!this.recentDialogs.length) list.append(h("li", { class: "muted" }, "No dialogs yet."));
+    this.setCount("dialogs", this.recentDialogs.length || "", false);
+  }
+
+  setCount(panel, text, alert) {
+    const el = this.drawer.querySelector(`[data-panel="${panel}"] .count`);
+    if (!el) return;
+    el.textContent = text === "" || text === 0 ? "" : String(text);
+    el.classList.toggle("alert", Boolean(alert));
+  }
+}
+
