@@ -19,11 +19,12 @@ class Workbench {
     this.watched = null; // name of the session whose "session" message we hold
     this.summaries = [];
     this.takenOver = false;
+    this.ownTakeover = false; // this page asked to take over (input is taken from it only)
     this.overlayOn = true;
 
     this.grid = new SessionGrid();
     this.live = new LiveView(this.conn);
-    this.timeline = new Timeline();
+    this.timeline = new Timeline({ onReplay: (mark) => this.live.onAction({ name: "", ...mark }) });
     this.tabs = new TabStrip(this.conn, {
       onWatchTab: (tab) => this.watch(this.route.session, tab),
       isTakenOver: () => this.takenOver,
@@ -33,10 +34,14 @@ class Workbench {
     this.consent = new ConsentModal(this.conn);
     this.screenshot = new ScreenshotTool(this.conn, { sourceCanvas: this.live.canvas });
 
+    this.handlers = this.makeHandlers();
     this.bindControls();
     this.conn.addEventListener("status", (e) => this.showStatus(e.detail));
     this.conn.addEventListener("open", () => this.applyRoute());
-    this.conn.addEventListener("close", () => { this.watched = null; });
+    this.conn.addEventListener("close", () => {
+      this.watched = null;
+      this.personInControl(false); // the server hands back when a page leaves
+    });
     this.conn.addEventListener("refused", (e) => this.showAuthError(
       `The workbench refused this page's token${e.detail ? ` (${e.detail})` : ""}.`));
     this.conn.addEventListener("message", (e) => this.dispatch(e.detail));
@@ -75,7 +80,7 @@ class Workbench {
     if (this.route.view === "list") {
       if (this.watched !== null) this.conn.send({ type: "unwatch" });
       this.watched = null;
-      this.setTakenOver(false);
+      this.personInControl(false);
       this.conn.send({ type: "list" });
     } else {
       this.openSession(this.route.session);
@@ -87,9 +92,10 @@ class Workbench {
     this.live.reset();
     this.timeline.reset();
     this.dialogs.reset([]);
-    this.setTakenOver(false);
+    this.personInControl(false);
     byTestId("session-name").textContent = name;
     byTestId("session-closed").hidden = true;
+    byTestId("session-closed").dataset.reason = "";
     this.applySummary();
     this.watch(name, null);
   }
@@ -106,7 +112,7 @@ class Workbench {
     if (handler) handler.call(this, m);
   }
 
-  get handlers() {
+  makeHandlers() {
     return {
       hello(m) {
         if (m.version !== PROTOCOL_VERSION) {
@@ -130,7 +136,7 @@ class Workbench {
         this.diagnostics.reset(m);
         this.dialogs.reset(m.dialogs);
         for (const request of m.consent ?? []) this.consent.add(request);
-        this.setTakenOver(Boolean(m.taken_over));
+        this.personInControl(Boolean(m.taken_over));
         this.applySummary();
       },
       tabs(m) {
@@ -160,13 +166,13 @@ class Workbench {
       emulation(m) { if (this.watching()) this.diagnostics.setEmulation(m.state); },
       trace(m) { if (this.watching()) this.diagnostics.setCapture("trace", m.state); },
       recording(m) { if (this.watching()) this.diagnostics.setCapture("recording", m.state); },
-      person(m) { if (this.watching()) this.setTakenOver(Boolean(m.taken_over)); },
+      person(m) { if (this.watching()) this.personInControl(Boolean(m.taken_over)); },
       consent(m) { this.consent.add(m.request); },
       consent_closed(m) { this.consent.closed(m.id); },
       closed(m) {
         if (m.session !== this.route.session) return;
         this.watched = null;
-        this.setTakenOver(false);
+        this.personInControl(false);
         const box = byTestId("session-closed");
         box.textContent = `This session ended${m.reason ? `: ${m.reason}` : "."}`;
         box.dataset.reason = "closed";
@@ -187,15 +193,15 @@ class Workbench {
     this.grid.setSessions(this.summaries);
     this.applySummary();
     if (this.route.view !== "session") return;
-    const missing = !this.summaries.some((x) => x.name === this.route.session) && !this.watched;
+    const present = this.summaries.some((x) => x.name === this.route.session);
     const box = byTestId("session-closed");
-    if (missing) {
+    if (!present && !this.watched && box.dataset.reason !== "closed") {
       box.textContent = `No live session is named “${this.route.session}”.`;
       box.hidden = false;
       box.dataset.reason = "missing";
-    } else if (box.dataset.reason === "missing") {
-      box.hidden = true;
-      box.dataset.reason = "";
+    } else if (present && !this.watched && box.dataset.reason === "missing" && this.conn.isOpen) {
+      // The session this link names has started: open it.
+      this.openSession(this.route.session);
     }
   }
 
@@ -225,13 +231,24 @@ class Workbench {
     });
   }
 
+  /** Someone is (or no one is) in control of the watched session: this page, or another. */
+  personInControl(anyone) {
+    if (!anyone) this.ownTakeover = false;
+    this.setTakenOver(anyone && this.ownTakeover);
+    byTestId("taken-over-elsewhere").hidden = !(anyone && !this.ownTakeover);
+  }
+
   async requestTakeover(on) {
     const button = byTestId("takeover-button");
     button.disabled = true;
+    const before = this.ownTakeover;
+    this.ownTakeover = on; // so that the "person" message the request causes is read as ours
     try {
-      await this.conn.request("takeover", { on });
-      this.setTakenOver(on);
+      const result = await this.conn.request("takeover", { on });
+      this.ownTakeover = typeof result.taken_over === "boolean" ? result.taken_over : on;
+      this.personInControl(this.ownTakeover);
     } catch (error) {
+      this.ownTakeover = before;
       toast(error.message, error.hint);
     } finally {
       button.disabled = false;

@@ -17,7 +17,49 @@ function stateText(state) {
 }
 
 function prettyJson(value) {
-  return JSON.stringify(value ?? {}, null, 2);
+  return typeof value === "string" ? value : JSON.stringify(value ?? {}, null, 2);
+}
+
+// The parts of a request's details, under the names the server may give them.
+const DETAIL_PARTS = [
+  ["request", "Request"], ["request_headers", "Request headers"], ["post_data", "Posted data"],
+  ["response", "Response"], ["response_headers", "Response headers"], ["headers", "Headers"],
+  ["body", "Response body"],
+];
+
+function detailSections(result) {
+  const details = result.details ?? result;
+  const parts = DETAIL_PARTS.filter(([key]) => details[key] !== undefined && details[key] !== null);
+  if (!parts.length) return [h("pre", { "data-testid": "network-detail-all" }, prettyJson(result))];
+  const notes = [details.post_data_note, details.body_note].filter(Boolean);
+  return [
+    ...parts.flatMap(([key, title]) => [h("h3", {}, title),
+      h("pre", { "data-testid": `network-detail-${key.replace(/_/g, "-")}` }, prettyJson(details[key]))]),
+    ...notes.map((note) => h("p", { class: "muted small" }, note)),
+  ];
+}
+
+/** A table of cookies or storage entries: a list, {items: [...]}, or {origin: {key: value}}. */
+function itemsTable(value, testid) {
+  let rows = Array.isArray(value) ? value : Array.isArray(value?.items) ? value.items : null;
+  if (rows === null && value && typeof value === "object") {
+    rows = Object.entries(value).flatMap(([origin, entries]) => (entries && typeof entries === "object"
+      ? Object.entries(entries).map(([key, v]) => ({ origin, key, value: v }))
+      : [{ key: origin, value: entries }]));
+  }
+  rows = rows ?? [];
+  const notes = Array.isArray(value?.notes) ? value.notes : [];
+  if (!rows.length) {
+    return h("div", { "data-testid": testid }, h("p", { class: "muted" }, "None."), notes.map((n) => h("p", { class: "muted small" }, n)));
+  }
+  const preferred = ["origin", "name", "key", "value", "domain", "path", "expires", "secure", "httpOnly", "sameSite"];
+  const present = new Set(rows.flatMap((r) => Object.keys(r)));
+  const columns = [...preferred.filter((c) => present.has(c)), ...[...present].filter((c) => !preferred.includes(c))].slice(0, 8);
+  const cell = (v) => (v === null || v === undefined ? "" : typeof v === "object" ? JSON.stringify(v) : String(v));
+  return h("div", { "data-testid": testid },
+    h("table", {}, h("thead", {}, h("tr", {}, columns.map((c) => h("th", {}, c)))),
+      h("tbody", {}, rows.map((r) => h("tr", {}, columns.map((c) => h("td", {}, cell(r[c]))))))),
+    notes.map((n) => h("p", { class: "muted small" }, n)));
 }
 
 export class Diagnostics {
@@ -156,14 +198,11 @@ export class Diagnostics {
       const result = await this.conn.request("network_detail", { tab: entry.tab ?? this.watchedTab(), request_id: entry.id });
       if (this.selectedRequest !== entry.id) return;
       box.replaceChildren(
-        h("div", { class: "panel-head" }, h("strong", {}, `${entry.method} ${entry.status ?? ""}`),
+        h("div", { class: "panel-head" }, h("strong", {}, `${entry.method ?? ""} ${entry.status ?? ""}`),
           h("button", { type: "button", class: "icon", "aria-label": "Close request details",
             onclick: () => { box.hidden = true; this.selectedRequest = null; this.renderNetwork(); } }, "×")),
         h("p", { class: "small", style: "word-break: break-all" }, entry.url),
-        h("h3", {}, "Request"), h("pre", { "data-testid": "network-detail-request" }, prettyJson(result.request)),
-        h("h3", {}, "Response"), h("pre", { "data-testid": "network-detail-response" }, prettyJson(result.response)),
-        result.headers ? h("h3", {}, "Headers") : null,
-        result.headers ? h("pre", { "data-testid": "network-detail-headers" }, prettyJson(result.headers)) : null);
+        ...detailSections(result));
     } catch (error) {
       box.replaceChildren(h("p", { class: "error-text", role: "alert" }, error.message),
         error.hint ? h("p", { class: "muted small" }, error.hint) : null);
@@ -198,18 +237,9 @@ export class Diagnostics {
     out.replaceChildren(h("p", { class: "muted" }, "Loading…"));
     try {
       const result = await this.conn.request("storage");
-      const cookies = result.cookies ?? [];
-      const local = Object.entries(result.local_storage ?? {});
       out.replaceChildren(
-        h("h3", {}, `Cookies (${cookies.length})`),
-        h("table", { "data-testid": "storage-cookies" },
-          h("thead", {}, h("tr", {}, h("th", {}, "Name"), h("th", {}, "Value"), h("th", {}, "Domain"), h("th", {}, "Path"))),
-          h("tbody", {}, cookies.map((c) => h("tr", {}, h("td", {}, c.name), h("td", {}, c.value ?? ""), h("td", {}, c.domain ?? ""), h("td", {}, c.path ?? ""))))),
-        h("h3", {}, "Local storage"),
-        h("table", { "data-testid": "storage-local" },
-          h("tbody", {}, local.flatMap(([key, value]) => (value && typeof value === "object"
-            ? Object.entries(value).map(([k, v]) => h("tr", {}, h("td", {}, key), h("td", {}, k), h("td", {}, String(v))))
-            : [h("tr", {}, h("td", {}, key), h("td", {}, String(value)))])))));
+        h("h3", {}, "Cookies"), itemsTable(result.cookies, "storage-cookies"),
+        h("h3", {}, "Local storage"), itemsTable(result.local_storage, "storage-local"));
     } catch (error) {
       out.replaceChildren(h("p", { class: "error-text", role: "alert" }, error.message),
         error.hint ? h("p", { class: "muted small" }, error.hint) : null);

@@ -87,6 +87,7 @@ export class LiveView {
       this.ctx.drawImage(image, 0, 0);
       const sizeChanged = first || !this.meta || this.meta.deviceWidth !== message.meta.deviceWidth
         || this.meta.deviceHeight !== message.meta.deviceHeight;
+      const tabChanged = this.frameTab !== message.tab;
       this.meta = message.meta;
       this.frameTab = message.tab;
       this.frames += 1;
@@ -94,7 +95,10 @@ export class LiveView {
       this.stage.hidden = false;
       this.waiting.hidden = true;
       if (sizeChanged) this.layout();
-      else this.placeDocLayers();
+      else {
+        if (tabChanged) this.renderBoxes();
+        this.placeDocLayers();
+      }
       this.conn.send({ type: "shown", seq: message.seq });
     } catch {
       // A frame that does not decode is skipped; the next one replaces it.
@@ -163,7 +167,7 @@ export class LiveView {
       el.style.top = `${box.y * s}px`;
       el.style.width = `${Math.max(1, box.w * s)}px`;
       el.style.height = `${Math.max(1, box.h * s)}px`;
-      if (box.y * s < 16 + (this.meta?.scrollOffsetY ?? 0) * s) el.classList.add("low");
+      if (box.y * s < 16) el.classList.add("low");
       return el;
     }));
   }

@@ -43,18 +43,19 @@ export class TabStrip {
     this.tabs = tabs ?? [];
     this.active = active ?? null;
     this.watching = watching ?? active ?? null;
-    this.pinned = false;
+    this.pinned = this.watching !== null && this.watching !== this.active;
     this.render();
   }
 
   setTabs(tabs, active) {
     this.tabs = tabs ?? [];
     this.active = active ?? null;
-    if (!this.tabs.some((t) => t.id === this.watching)) {
-      this.pinned = false;
+    if (!this.tabs.some((t) => t.id === this.watching)) this.pinned = false;
+    if (!this.pinned && this.active !== null && this.watching !== this.active) {
+      // Follow the agent to the tab it uses now.
       this.watching = this.active;
+      this.onWatchTab(null);
     }
-    if (!this.pinned) this.watching = this.active;
     this.render();
   }
 

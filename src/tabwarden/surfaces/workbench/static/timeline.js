@@ -10,7 +10,8 @@ function callState(call) {
 }
 
 export class Timeline {
-  constructor() {
+  constructor({ onReplay } = {}) {
+    this.onReplay = onReplay ?? (() => {});
     this.list = byTestId("timeline-list");
     this.count = byTestId("timeline-count");
     this.detail = byTestId("timeline-detail");
@@ -21,11 +22,17 @@ export class Timeline {
   }
 
   reset(calls = []) {
+    const selected = this.selected;
     this.calls.clear();
     this.entries.clear();
     this.list.replaceChildren();
-    this.select(null);
+    this.selected = null;
     for (const call of calls) this.upsert(call);
+    // A session re-sent (another tab watched) keeps the call the person was reading.
+    if (selected !== null && this.calls.has(selected)) {
+      this.selected = selected;
+      this.entries.get(selected).firstChild.setAttribute("aria-current", "true");
+    } else this.select(null);
   }
 
   upsert(call) {
@@ -74,7 +81,11 @@ export class Timeline {
     }
     const call = id === null ? null : this.calls.get(id);
     this.detail.hidden = !call;
-    if (call) this.showDetail(call);
+    if (call) {
+      this.showDetail(call);
+      // Show again where the call acted, as it was drawn when it ran.
+      for (const mark of call.marks ?? []) this.onReplay({ ref: null, points: [], ...mark, tab: mark.tab ?? call.tab, call: call.id });
+    }
   }
 
   showDetail(call) {
