@@ -1,0 +1,242 @@
+"""The workbench page against the real workbench server: an agent session drives a local
+page through the tool registry while a second Chromium, driven by tabwarden itself, opens
+the workbench and checks what a person sees and does there."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+import tabwarden
+from tabwarden.manager import SessionManager
+from tabwarden.tab import Tab
+from tabwarden.tools.context import ToolContext
+from tabwarden.tools.registry import call_tool
+from tests.local_server import LocalServer
+
+workbench = pytest.importorskip("tabwarden.surfaces.workbench.server")
+
+pytestmark = pytest.mark.browser
+
+WAIT_S = 30.0
+
+
+@dataclass
+class Bench:
+    manager: SessionManager
+    agent: ToolContext
+    bench: Any
+    viewer: Tab
+    server: LocalServer
+
+    async def call(self, tool: str, **arguments: Any) -> str:
+        return (await call_tool(self.agent, f"browser_{tool}", arguments)).text
+
+    async def agent_tab(self) -> Tab:
+        return await self.agent.tab()
+
+    async def page(self, expression: str) -> Any:
+        """Evaluate in the workbench page."""
+        return (await self.viewer.evaluate(expression)).value
+
+    async def until(self, expression: str, what: str) -> Any:
+        deadline = time.monotonic() + WAIT_S
+        while True:
+            value = await self.page(expression)
+            if value:
+                return value
+            assert time.monotonic() < deadline, f"the workbench never showed {what}"
+            await asyncio.sleep(0.05)
+
+    async def ref(self, role_and_name: str) -> str:
+        """The ref of the workbench's element with this role and name (``button "Take over"``)."""
+        deadline = time.monotonic() + WAIT_S
+        while True:
+            text = str(await self.viewer.snapshot())
+            for line in text.splitlines():
+                if role_and_name in line and "[ref=" in line:
+                    return line.split("[ref=", 1)[1].split("]", 1)[0]
+            assert time.monotonic() < deadline, f"no {role_and_name} in the workbench:\n{text}"
+            await asyncio.sleep(0.1)
+
+
+@pytest_asyncio.fixture(scope="module")
+async def bench(server: LocalServer) -> AsyncIterator[Bench]:
+    config = tabwarden.load_config().model_copy(deep=True)
+    config.browser.isolated = True
+    config.browser.headless = True
+    async with (
+        SessionManager(config) as manager,
+        workbench.Workbench() as served,
+        tabwarden.launch(isolated=True, headless=True, name="workbench-viewer") as viewer,
+    ):
+        served.watch_manager(manager)
+        agent = ToolContext(manager, "agent-one")
+        await call_tool(agent, "browser_navigate", {"url": server.url("/workbench_target.html")})
+        viewer_tab = await viewer.current_tab()
+        await viewer_tab.navigate(f"{served.url}#/s/agent-one")
+        yield Bench(manager, agent, served, viewer_tab, server)
+
+
+async def element_box(tab: Tab, selector: str) -> dict[str, float]:
+    """An element's box in the agent's page, in viewport CSS px."""
+    value = (
+        await tab.evaluate(
+            f"(() => {{ const r = document.querySelector({selector!r}).getBoundingClientRect();"
+            " return {x: r.left, y: r.top, w: r.width, h: r.height}; })()"
+        )
+    ).value
+    assert isinstance(value, dict)
+    return value
+
+
+async def test_the_session_list_shows_a_card_for_the_live_session(bench: Bench) -> None:
+    await bench.page("location.hash = '#/'")
+    card = await bench.until(
+        "document.querySelector('[data-testid=session-card][data-session=\"agent-one\"]')"
+        " && document.querySelector('[data-testid=session-card]').innerText",
+        "the session card",
+    )
+    assert "agent-one" in card
+    assert "1 tab" in card
+    await bench.page("location.hash = '#/s/agent-one'")
+    await bench.until("window.__workbench.frames > 0", "a frame of the session")
+
+
+async def test_each_drawn_frame_is_counted_and_answered(bench: Bench) -> None:
+    await bench.until("window.__workbench.frames > 0", "a frame")
+    first = await bench.page("window.__workbench.lastShownSeq")
+    await bench.call("scroll", direction="down")
+    await bench.until(f"window.__workbench.lastShownSeq > {first}", "a newer frame")
+    meta = await bench.page("window.__workbench.lastFrameMeta")
+    viewport = (await (await bench.agent_tab()).evaluate("[innerWidth, innerHeight]")).value
+    assert [meta["deviceWidth"], meta["deviceHeight"]] == viewport
+    live = await bench.page("window.__workbench.liveRect()")
+    assert live["width"] / live["height"] == pytest.approx(viewport[0] / viewport[1], rel=0.01)
+
+
+async def test_the_agents_boxes_lie_on_the_elements_it_saw_even_scrolled(bench: Bench) -> None:
+    tab = await bench.agent_tab()
+    await tab.evaluate("scrollTo(0, 600)")
+    snapshot = await bench.call("snapshot")
+    lower_ref = next(
+        line.split("[ref=", 1)[1].split("]", 1)[0]
+        for line in snapshot.splitlines()
+        if '"Lower button"' in line
+    )
+    await bench.until(
+        "window.__workbench.lastFrameMeta && window.__workbench.lastFrameMeta.scrollOffsetY === 600"
+        f" && window.__workbench.overlayBoxes().some((b) => b.ref === {lower_ref!r})",
+        "the boxes of the scrolled page",
+    )
+    expected = await element_box(tab, "#lower")
+    live = await bench.page("window.__workbench.liveRect()")
+    meta = await bench.page("window.__workbench.lastFrameMeta")
+    scale = live["width"] / meta["deviceWidth"]
+    boxes = await bench.page("window.__workbench.overlayBoxes()")
+    box = next(b for b in boxes if b["ref"] == lower_ref)
+    assert box["left"] == pytest.approx(live["left"] + expected["x"] * scale, abs=2)
+    assert box["top"] == pytest.approx(live["top"] + expected["y"] * scale, abs=2)
+    assert box["width"] == pytest.approx(expected["w"] * scale, abs=2)
+    assert box["height"] == pytest.approx(expected["h"] * scale, abs=2)
+    await tab.evaluate("scrollTo(0, 0)")
+
+
+async def test_an_agents_click_is_drawn_and_listed_in_the_timeline(bench: Bench) -> None:
+    snapshot = await bench.call("snapshot")
+    top_ref = next(
+        line.split("[ref=", 1)[1].split("]", 1)[0]
+        for line in snapshot.splitlines()
+        if '"Top button"' in line
+    )
+    await bench.call("click", ref=top_ref)
+    mark = await bench.until(
+        f"[...document.querySelectorAll('[data-testid=action-mark]')]"
+        f".map((m) => m.dataset.ref).find((r) => r === {top_ref!r})",
+        "the click's mark",
+    )
+    assert mark == top_ref
+    entry = await bench.until(
+        "[...document.querySelectorAll('[data-testid=timeline-entry]')]"
+        ".find((e) => e.dataset.tool.endsWith('click') && e.dataset.state === 'ok')"
+        "?.dataset.callId",
+        "the click in the timeline",
+    )
+    await bench.page(
+        f"document.querySelector('[data-testid=timeline-entry][data-call-id=\"{entry}\"]').click()"
+    )
+    receipt = await bench.until(
+        "document.querySelector('[data-testid=call-receipt]').textContent", "the receipt"
+    )
+    assert "Top button" in receipt
+
+
+async def test_a_pending_prompt_is_answered_from_the_page(bench: Bench) -> None:
+    tab = await bench.agent_tab()
+    await tab.evaluate("document.getElementById('ask').click()")
+    await bench.until(
+        "!document.querySelector('[data-testid=dialog-banner]').hidden", "the pending prompt"
+    )
+    assert await bench.page("document.querySelector('[data-testid=dialog-prompt]').value") == "Ada"
+    await bench.viewer.fill(await bench.ref('textbox "Prompt answer"'), "Grace")
+    await bench.viewer.click(await bench.ref('button "Accept"'))
+    await bench.until(
+        "document.querySelector('[data-testid=dialog-banner]').hidden", "the prompt closed"
+    )
+    answer = (await tab.evaluate("document.getElementById('answer').textContent")).value
+    assert answer == "answer: Grace"
+    closed_by = await bench.until(
+        "document.querySelector('[data-testid=recent-dialog]')?.dataset.closedBy",
+        "the closed prompt among recent dialogs",
+    )
+    assert closed_by == "user"
+
+
+async def test_a_person_takes_over_types_into_the_page_and_hands_back(bench: Bench) -> None:
+    tab = await bench.agent_tab()
+    await tab.evaluate("document.getElementById('typed').value = ''")
+    await bench.viewer.click(await bench.ref('button "Take over"'))
+    await bench.until(
+        "!document.querySelector('[data-testid=takeover-banner]').hidden", "the takeover banner"
+    )
+    live = await bench.ref('"Live view"')
+    # The field sits at the middle of the page's viewport: a click on the middle of the
+    # live view lands on it.
+    await bench.viewer.click(live)
+    await bench.viewer.type("hi there", ref=live)
+    deadline = time.monotonic() + WAIT_S
+    while (await tab.evaluate("document.getElementById('typed').value")).value != "hi there":
+        assert time.monotonic() < deadline, "the typed text never reached the page"
+        await asyncio.sleep(0.05)
+    await bench.viewer.click(await bench.ref('button "Hand back"'))
+    await bench.until(
+        "document.querySelector('[data-testid=takeover-banner]').hidden", "control handed back"
+    )
+
+
+async def test_the_network_drawer_filters_and_shows_a_requests_details(bench: Bench) -> None:
+    await bench.page("document.querySelector('[data-testid=diag-tab-network]').click()")
+    await bench.until(
+        "document.querySelectorAll('[data-testid=network-row]').length > 1", "the requests"
+    )
+    await bench.viewer.fill(await bench.ref('textbox "Filter"'), "from=workbench")
+    rows = await bench.until(
+        "[...document.querySelectorAll('[data-testid=network-row]')].map((r) => r.innerText)",
+        "the filtered requests",
+    )
+    assert len(rows) == 1
+    assert "404" in rows[0]
+    await bench.page("document.querySelector('[data-testid=network-row]').click()")
+    detail = await bench.until(
+        "!document.querySelector('[data-testid=network-detail]').hidden"
+        " && !document.querySelector('[data-testid=network-detail]').innerText.includes('Loading')"
+        " && document.querySelector('[data-testid=network-detail]').innerText",
+        "the request's details",
+    )
+    assert "from=workbench" in detail
