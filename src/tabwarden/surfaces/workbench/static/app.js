@@ -30,7 +30,11 @@ class Workbench {
       isTakenOver: () => this.takenOver,
     });
     this.diagnostics = new Diagnostics(this.conn, { watchedTab: () => this.live.frameTab ?? this.tabs.watching });
-    this.dialogs = new DialogBanner(this.conn);
+    this.dialogs = new DialogBanner(this.conn, {
+      // Named only when it is not the tab on screen.
+      tabTitle: (id) => (id && id !== (this.live.frameTab ?? this.tabs.watching)
+        ? (this.tabs.tabs.find((t) => t.id === id)?.title || id) : ""),
+    });
     this.consent = new ConsentModal(this.conn);
     this.screenshot = new ScreenshotTool(this.conn, { sourceCanvas: this.live.canvas });
 
@@ -40,6 +44,7 @@ class Workbench {
     this.conn.addEventListener("open", () => this.applyRoute());
     this.conn.addEventListener("close", () => {
       this.watched = null;
+      byTestId("stage-wrap").classList.add("offline");
       this.personInControl(false); // the server hands back when a page leaves
     });
     this.conn.addEventListener("refused", (e) => this.showAuthError(
@@ -89,6 +94,7 @@ class Workbench {
 
   openSession(name) {
     this.watched = null;
+    byTestId("stage-wrap").classList.remove("offline");
     this.live.reset();
     this.timeline.reset();
     this.dialogs.reset([]);
@@ -137,7 +143,9 @@ class Workbench {
         this.dialogs.reset(m.dialogs);
         for (const request of m.consent ?? []) this.consent.add(request);
         this.personInControl(Boolean(m.taken_over));
+        if (!m.watching) this.live.waiting.textContent = "This session has no tab to show.";
         this.applySummary();
+        this.updateTitle();
       },
       tabs(m) {
         if (!this.watching()) return;
@@ -154,11 +162,16 @@ class Workbench {
       call_started(m) { if (this.watching()) { this.timeline.upsert(m.call); this.applySummary(); } },
       call(m) { if (this.watching()) { this.timeline.upsert(m.call); this.applySummary(); } },
       action(m) { if (this.watching()) this.live.onAction(m); },
-      dialog_opened(m) { if (this.watching()) this.dialogs.opened(m.dialog); },
+      dialog_opened(m) {
+        if (!this.watching()) return;
+        this.dialogs.opened(m.dialog);
+        this.updateTitle();
+      },
       dialog_closed(m) {
         if (!this.watching()) return;
         this.dialogs.closed(m.dialog);
         this.diagnostics.addClosedDialog(m.dialog);
+        this.updateTitle();
       },
       console(m) { if (this.watching()) this.diagnostics.addConsole(m.tab, m.entry); },
       network(m) { if (this.watching()) this.diagnostics.addNetwork(m.tab, m.entry); },
@@ -192,6 +205,7 @@ class Workbench {
     this.summaries = sessions ?? [];
     this.grid.setSessions(this.summaries);
     this.applySummary();
+    this.updateTitle();
     if (this.route.view !== "session") return;
     const present = this.summaries.some((x) => x.name === this.route.session);
     const box = byTestId("session-closed");
@@ -262,6 +276,17 @@ class Workbench {
     const button = byTestId("takeover-button");
     button.textContent = on ? "Hand back" : "Take over";
     button.setAttribute("aria-pressed", String(on));
+  }
+
+  /** The browser tab's title says when a dialog waits, so a person sees it from elsewhere. */
+  updateTitle() {
+    if (this.route.view !== "session") {
+      const waiting = this.summaries.reduce((n, s) => n + (s.pending_dialogs || 0), 0);
+      document.title = `${waiting ? `(${waiting}) ` : ""}tabwarden workbench`;
+      return;
+    }
+    const waiting = this.dialogs.dialogs.length;
+    document.title = `${waiting ? `(${waiting}) ` : ""}${this.route.session} — tabwarden workbench`;
   }
 
   showStatus({ state, text }) {

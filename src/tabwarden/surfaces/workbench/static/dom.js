@@ -111,7 +111,13 @@ export function favicon(url, title) {
 }
 
 /** Show a short message in the corner: errors carry the server's hint. */
+const recentToasts = new Map(); // text -> time shown, so a repeated error shows once
+
 export function toast(message, hint = "", kind = "error") {
+  const key = `${message}\n${hint}`;
+  const now = Date.now();
+  if (now - (recentToasts.get(key) ?? 0) < 4000) return;
+  recentToasts.set(key, now);
   const box = byTestId("toasts");
   const el = h("div", { class: `toast ${kind}`, role: kind === "error" ? "alert" : "status", "data-testid": "toast" },
     h("div", {}, message), hint ? h("div", { class: "hint" }, hint) : null);

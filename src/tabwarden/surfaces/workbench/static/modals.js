@@ -4,8 +4,9 @@
 import { byTestId, h, showModal } from "./dom.js";
 
 export class DialogBanner {
-  constructor(conn) {
+  constructor(conn, { tabTitle } = {}) {
     this.conn = conn;
+    this.tabTitle = tabTitle ?? (() => "");
     this.banner = byTestId("dialog-banner");
     this.prompt = byTestId("dialog-prompt");
     this.promptLabel = this.banner.querySelector(".dialog-prompt-label");
@@ -51,6 +52,8 @@ export class DialogBanner {
     this.banner.dataset.dialogType = dialog.type;
     const kind = { alert: "Alert", confirm: "Confirm", prompt: "Prompt", beforeunload: "Leave page?" }[dialog.type] ?? dialog.type;
     byTestId("dialog-kind").textContent = `${kind} — the page is waiting for an answer`;
+    const where = this.tabTitle(dialog.tab_id);
+    byTestId("dialog-where").textContent = where ? `in the tab “${where}”` : "";
     byTestId("dialog-message").textContent = dialog.message || "(no message)";
     const isPrompt = dialog.type === "prompt";
     this.promptLabel.hidden = !isPrompt;

@@ -4,6 +4,11 @@ import { argsSummary, byTestId, clockTime, formatDuration, h } from "./dom.js";
 
 const MAX_CALLS = 500;
 
+/** Tool names without the "browser_" every one of them starts with. */
+export function toolLabel(tool) {
+  return String(tool ?? "").replace(/^browser_/, "");
+}
+
 function callState(call) {
   if (call.ok === null || call.ok === undefined) return "running";
   return call.ok ? "ok" : "error";
@@ -63,12 +68,12 @@ export class Timeline {
       h("button", {
         type: "button", class: "timeline-entry", "data-testid": "timeline-entry", "data-call-id": call.id,
         "data-state": state, "data-tool": call.tool, "aria-current": this.selected === call.id ? "true" : "false",
-        "aria-label": `${call.tool} ${state === "running" ? "running" : `${state === "ok" ? "ok" : "failed"} in ${formatDuration(call.duration_ms)}`}${call.by === "person" ? " by you" : ""}`,
+        "aria-label": `${toolLabel(call.tool)} ${state === "running" ? "running" : `${state === "ok" ? "ok" : "failed"} in ${formatDuration(call.duration_ms)}`}${call.by === "person" ? " by a person" : ""}`,
         title: when, onclick: () => this.select(this.selected === call.id ? null : call.id),
       },
       h("span", { class: "status" }, status),
-      h("span", {}, h("span", { class: "tool" }, call.tool),
-        call.by === "person" ? h("span", { class: "by-person" }, "by you") : null),
+      h("span", {}, h("span", { class: "tool" }, toolLabel(call.tool)),
+        call.by === "person" ? h("span", { class: "by-person" }, "by a person") : null),
       h("span", { class: "dur" }, state === "running" ? "running" : formatDuration(call.duration_ms)),
       h("span", { class: "args" }, argsSummary(call.args) || " ")));
     return el;
@@ -91,7 +96,7 @@ export class Timeline {
   showDetail(call) {
     const state = callState(call);
     byTestId("timeline-detail-title").textContent =
-      `${call.tool} — ${state === "running" ? "running" : state === "ok" ? "ok" : "error"}${call.duration_ms != null ? ` in ${formatDuration(call.duration_ms)}` : ""}`;
+      `${toolLabel(call.tool)} — ${state === "running" ? "running" : state === "ok" ? "ok" : "error"}${call.duration_ms != null ? ` in ${formatDuration(call.duration_ms)}` : ""}`;
     byTestId("call-args").textContent = argsSummary(call.args);
     const error = byTestId("call-error");
     error.hidden = !call.error;
