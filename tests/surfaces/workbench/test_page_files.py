@@ -32,7 +32,7 @@ def protocol_section(title: str) -> str:
 def test_index_loads_the_stylesheet_and_the_entry_module_from_static() -> None:
     index = (STATIC / "index.html").read_text(encoding="utf-8")
     loaded = re.findall(r"""(?:href|src)="/static/([^"]+)\"""", index)
-    assert sorted(loaded) == ["app.css", "app.js"]
+    assert sorted(loaded) == ["app.css", "app.js", "favicon.svg"]
     for name in loaded:
         assert (STATIC / name).is_file()
 

@@ -225,7 +225,7 @@ async def test_the_network_drawer_filters_and_shows_a_requests_details(bench: Be
     await bench.until(
         "document.querySelectorAll('[data-testid=network-row]').length > 1", "the requests"
     )
-    await bench.viewer.fill(await bench.ref('textbox "Filter"'), "from=workbench")
+    await bench.viewer.fill(await bench.ref('searchbox "Filter"'), "from=workbench")
     rows = await bench.until(
         "[...document.querySelectorAll('[data-testid=network-row]')].map((r) => r.innerText)",
         "the filtered requests",

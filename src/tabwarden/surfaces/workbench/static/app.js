@@ -130,8 +130,8 @@ class Workbench {
       sessions(m) { this.setSummaries(m.sessions); },
       thumbnail(m) { this.grid.setThumbnail(m.session, m.data); },
       session(m) {
-        if (m.session !== this.route.session) return;
-        this.watched = m.session;
+        if (!this.isRouteSession(m.session)) return;
+        this.watched = this.route.session;
         setProfileBadge(byTestId("profile-badge"), m.profile);
         byTestId("session-product").textContent = [m.product, m.backend].filter(Boolean).join(" · ");
         byTestId("session-closed").hidden = true;
@@ -183,7 +183,7 @@ class Workbench {
       consent(m) { this.consent.add(m.request); },
       consent_closed(m) { this.consent.closed(m.id); },
       closed(m) {
-        if (m.session !== this.route.session) return;
+        if (!this.isRouteSession(m.session)) return;
         this.watched = null;
         this.personInControl(false);
         const box = byTestId("session-closed");
@@ -195,6 +195,13 @@ class Workbench {
       },
       error(m) { toast(m.message, m.hint); },
     };
+  }
+
+  /** A message about the session this page shows. Only a message naming another live
+   * session is someone else's: a name the redactor replaced still means ours. */
+  isRouteSession(name) {
+    if (this.route.view !== "session") return false;
+    return name === this.route.session || !this.summaries.some((s) => s.name === name);
   }
 
   watching() {

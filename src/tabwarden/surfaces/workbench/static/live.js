@@ -15,6 +15,15 @@ function modifiers(event) {
   return bits;
 }
 
+/** "click · e12 · Send", without the ref twice when the label already names it. */
+function actionLabel(action) {
+  const label = action.label ?? "";
+  const parts = [action.name];
+  if (action.ref && !label.includes(action.ref)) parts.push(action.ref);
+  if (label) parts.push(label);
+  return parts.filter(Boolean).join(" · ");
+}
+
 export class LiveView {
   constructor(conn) {
     this.conn = conn;
@@ -38,6 +47,7 @@ export class LiveView {
     this.scale = 1; // workbench CSS px per page viewport CSS px
     this.snapshot = null;
     this.boxesByRef = new Map();
+    this.liveMarks = new Set(); // how to place each action mark still shown
     this.overlayOn = true;
     this.takenOver = false;
     this.lastMove = 0;
@@ -59,6 +69,7 @@ export class LiveView {
     this.boxLayer.replaceChildren();
     this.marksDoc.replaceChildren();
     this.marksView.replaceChildren();
+    this.liveMarks.clear();
     this.tooltip.hidden = true;
     this.stage.hidden = true;
     this.waiting.hidden = false;
@@ -122,6 +133,7 @@ export class LiveView {
     this.stage.style.width = `${deviceWidth * this.scale}px`;
     this.stage.style.height = `${deviceHeight * this.scale}px`;
     this.renderBoxes();
+    for (const place of this.liveMarks) place();
     this.placeDocLayers();
   }
 
@@ -197,44 +209,51 @@ export class LiveView {
 
   onAction(action) {
     if (this.frameTab !== null && action.tab !== this.frameTab) return;
-    const s = this.scale;
-    const label = [action.name, action.ref, action.label].filter(Boolean).join(" · ");
+    const label = actionLabel(action);
     const attrs = { "data-testid": "action-mark", "data-tool": action.name, "data-ref": action.ref ?? "" };
-    const marks = [];
+    const marks = []; // [layer, element, place(): positions it at the current scale]
     const points = action.points ?? [];
     if (points.length) {
       if (points.length > 1) {
         const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
-        svg.setAttribute("class", "action-path action-mark");
+        svg.setAttribute("class", "action-path");
+        svg.setAttribute("aria-hidden", "true");
         const line = document.createElementNS("http://www.w3.org/2000/svg", "polyline");
-        line.setAttribute("points", points.map((p) => `${p.x * s},${p.y * s}`).join(" "));
         svg.append(line);
-        marks.push([this.marksView, svg]);
+        marks.push([this.marksView, svg, () => line.setAttribute(
+          "points", points.map((p) => `${p.x * this.scale},${p.y * this.scale}`).join(" "))]);
       }
       points.forEach((point, i) => {
         const showLabel = i === 0 || point.kind === "drop";
-        const flip = point.x * s > this.stage.clientWidth - 180 ? " flip" : "";
-        const el = h("div", { class: `action-mark point kind-${point.kind}${flip}`, ...attrs, "data-kind": point.kind },
+        const el = h("div", { class: `action-mark point kind-${point.kind}`, ...attrs, "data-kind": point.kind },
           showLabel ? h("span", { class: "label" }, label) : null);
-        el.style.left = `${point.x * s}px`;
-        el.style.top = `${point.y * s}px`;
-        marks.push([this.marksView, el]);
+        marks.push([this.marksView, el, () => {
+          el.classList.toggle("flip", point.x * this.scale > this.stage.clientWidth - 180);
+          el.style.left = `${point.x * this.scale}px`;
+          el.style.top = `${point.y * this.scale}px`;
+        }]);
       });
     } else if (action.ref && this.boxesByRef.has(action.ref) && this.snapshot?.tab === this.frameTab) {
       const box = this.boxesByRef.get(action.ref);
-      const d = this.docScale;
       const el = h("div", { class: "action-mark box", ...attrs }, h("span", { class: "label" }, label));
-      el.style.left = `${box.x * d - 2}px`;
-      el.style.top = `${box.y * d - 2}px`;
-      el.style.width = `${box.w * d + 4}px`;
-      el.style.height = `${box.h * d + 4}px`;
-      marks.push([this.marksDoc, el]);
+      marks.push([this.marksDoc, el, () => {
+        const d = this.docScale;
+        el.style.left = `${box.x * d - 2}px`;
+        el.style.top = `${box.y * d - 2}px`;
+        el.style.width = `${box.w * d + 4}px`;
+        el.style.height = `${box.h * d + 4}px`;
+      }]);
     } else {
-      marks.push([this.marksView, h("div", { class: "action-mark banner", ...attrs }, h("span", { class: "label" }, label))]);
+      marks.push([this.marksView, h("div", { class: "action-mark banner", ...attrs }, h("span", { class: "label" }, label)), () => {}]);
     }
-    for (const [layer, el] of marks) {
+    for (const [layer, el, place] of marks) {
+      place();
       layer.append(el);
-      setTimeout(() => el.remove(), MARK_LIFETIME_MS);
+      this.liveMarks.add(place);
+      setTimeout(() => {
+        el.remove();
+        this.liveMarks.delete(place);
+      }, MARK_LIFETIME_MS);
     }
   }
 

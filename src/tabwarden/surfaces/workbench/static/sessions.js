@@ -1,6 +1,7 @@
 // The grid of live sessions: one card per session, with its latest thumbnail.
 
 import { ago, byTestId, h, profileBadge } from "./dom.js";
+import { toolLabel } from "./timeline.js";
 
 export class SessionGrid {
   constructor() {
@@ -52,7 +53,7 @@ export class SessionGrid {
       s.taken_over ? h("span", { class: "badge person", "data-testid": "session-taken-over" }, "a person is in control") : null,
     ];
     const last = s.last_call ? h("span", { class: "muted", "data-at": s.last_call.at, "data-testid": "session-last-call" },
-      `last: ${s.last_call.tool} · ${ago(s.last_call.at)}`) : null;
+      `last: ${toolLabel(s.last_call.tool)} · ${ago(s.last_call.at)}`) : null;
     return h("a", {
       class: `session-card${s.pending_dialogs ? " has-dialog" : ""}`, href: `#/s/${encodeURIComponent(s.name)}`,
       "data-testid": "session-card", "data-session": s.name,
@@ -69,7 +70,7 @@ export class SessionGrid {
   refreshTimes() {
     for (const el of this.grid.querySelectorAll("[data-testid=session-last-call]")) {
       const s = this.sessions.find((x) => x.last_call && String(x.last_call.at) === el.dataset.at);
-      if (s) el.textContent = `last: ${s.last_call.tool} · ${ago(s.last_call.at)}`;
+      if (s) el.textContent = `last: ${toolLabel(s.last_call.tool)} · ${ago(s.last_call.at)}`;
     }
   }
 }
