@@ -230,7 +230,8 @@ class Workbench {
   applySummary() {
     if (this.route.view !== "session") return;
     const s = this.summaries.find((x) => x.name === this.route.session);
-    const running = [...this.timeline.calls.values()].some((c) => c.ok === null || c.ok === undefined);
+    const running = [...this.timeline.calls.values()]
+      .some((c) => (c.ok === null || c.ok === undefined) && c.by !== "person");
     byTestId("session-busy-indicator").hidden = !(running || s?.busy);
     if (s && !this.watched) setProfileBadge(byTestId("profile-badge"), s.profile);
   }
