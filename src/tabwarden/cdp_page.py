@@ -37,7 +37,9 @@ from .frames import AUTO_ATTACH_IFRAMES, FrameRegistry, FrameTracker
 from .interrupts import OnDialog, PageCalls
 from .navigation import NavigationResult, WaitUntil, check_wait_until, normalize_url
 from .page import Page, PageView
+from .person_activity import PersonActivity, PersonActKind, PersonActs
 from .relaunch import Relaunch
+from .screencast import FrameSource
 from .screenshot import Captures
 from .services import SessionServices
 from .snapshot import RefTable
@@ -57,6 +59,10 @@ logger = logging.getLogger("tabwarden.page")
 _SETUP_S = 10.0
 _SESSION_NOT_FOUND = -32001
 """CDP's error code for a command sent to a session that is gone (its target closed)."""
+
+
+_LOAD_STAGES = frozenset({"init", "DOMContentLoaded", "load"})
+"""Lifecycle events that change what a watcher's address bar shows."""
 
 
 class CdpPage:
@@ -114,6 +120,8 @@ class CdpPage:
         self.navigator = Navigator(self, supervisor, services.metrics)
         self.reader = SnapshotReader(self, self._state_header)
         """Snapshots, and the captures kept for their later pages."""
+        self._screencast: FrameSource | None = None
+        self._person = PersonActivity()
 
     def __repr__(self) -> str:
         state = f"closed: {self._closed_reason}" if self._closed_reason else self.url
@@ -197,6 +205,20 @@ class CdpPage:
         return self.reader.last_view
 
     @property
+    def input_lock(self) -> asyncio.Lock:
+        """Held while input goes to the page (an agent's action, a person's event)."""
+        return self.runner.input_lock
+
+    @property
+    def screencast(self) -> FrameSource:
+        """The page's one screencast, shared by live views and recordings."""
+        if self._screencast is None:
+            self._screencast = FrameSource(self.id, self.ready_session, self.services.spawn)
+            if self._closed_reason is not None:
+                self._screencast.end(self.closed_error())
+        return self._screencast
+
+    @property
     def pending_dialogs(self) -> list[PendingDialog]:
         """Dialogs open in this tab (its frames included) that wait for an answer."""
         return self.supervisor.pending(self)
@@ -215,6 +237,7 @@ class CdpPage:
         stage = check_wait_until(wait_until)
         target_url = normalize_url(url)
         async with self.call(timeout_ms, "navigation", on_dialog="go_on") as budget:
+            await self.services.activity.until_handed_back(budget)
             return await self.navigator.load(target_url, stage, budget)
 
     async def load(self, url: str, stage: WaitUntil, budget: Budget) -> NavigationResult:
@@ -279,9 +302,23 @@ class CdpPage:
         """The page's own title, read just now (the browser's copy can lag)."""
         self._title = title
 
+    def note_person_activity(self, kind: PersonActKind) -> None:
+        """A person's input was forwarded to this tab (the agent is told once)."""
+        self._person.note(kind)
+
+    def take_person_activity(self) -> PersonActs | None:
+        """What a person did in this tab since the last take (None: nothing); forgets it."""
+        return self._person.take()
+
     def network_idle(self) -> bool:
         loader = self.frames.loader_of(self.target_id) or ""
         return "networkIdle" in self._lifecycle.get(loader, set())
+
+    def load_state(self) -> str:
+        events = next(iter(self._lifecycle.values()), set())
+        if "load" in events:
+            return "complete"
+        return "interactive" if "DOMContentLoaded" in events else "loading"
 
     def halted(self) -> bool:
         """The page cannot run script now: its renderer crashed, or a dialog waits."""
@@ -353,6 +390,8 @@ class CdpPage:
         session.subscribe("Page.navigatedWithinDocument", self._on_same_document)
         session.subscribe("Inspector.targetCrashed", self._on_crashed)
         session.subscribe("Inspector.targetReloadedAfterCrash", self._on_recovered)
+        if self._screencast is not None:
+            self._screencast.session_changed()
         return self._setup(session, waiting_for_debugger)
 
     def unbind(self) -> None:
@@ -374,6 +413,8 @@ class CdpPage:
         if self._session is not None and self._session.session_id is not None:
             self.services.pages.session_detached(self._session.session_id)
         self.evaluations.forget()
+        if self._screencast is not None:
+            self._screencast.end(self.closed_error())
         self.reader.captures.clear()
         self.reader.walker.cancel()
         if self._frames is not None:
@@ -508,9 +549,12 @@ class CdpPage:
 
     def _diagnostics_lines(self) -> list[str]:
         """What went wrong since the last snapshot: a relaunch of the browser (told
-        once), console and network errors."""
+        once), a person's input, console and network errors."""
         relaunch = self._relaunch_notice()
         lines = [f"# {relaunch.describe()}"] if relaunch is not None else []
+        acted = self.take_person_activity()
+        if acted is not None:
+            lines.append(acted.snapshot_line())
         line = self.supervisor.diagnostics_summary(self)
         return lines + ([f"# {line}"] if line else [])
 
@@ -534,7 +578,11 @@ class CdpPage:
         loader = event.params.get("loaderId", "")
         if loader not in self._lifecycle:
             self._lifecycle = {loader: set()}  # only the current document matters
-        self._lifecycle[loader].add(event.params.get("name", ""))
+        name = event.params.get("name", "")
+        self._lifecycle[loader].add(name)
+        if name in _LOAD_STAGES:
+            data = {"tab": self.id, "state": self.load_state(), "url": self.url}
+            self.services.activity.publish("load", data, self.id)
 
     def _on_frame_navigated(self, event: Event) -> None:
         frame = event.params.get("frame", {})

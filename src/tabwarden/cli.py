@@ -75,6 +75,7 @@ import subprocess
 import sys
 import threading
 import time
+import webbrowser
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -105,7 +106,7 @@ from .errors import (
 from .launch_options import apply_launch_options
 from .safety.paths import WorkspacePaths
 from .safety.redaction import process_redactor
-from .surfaces import daemon
+from .surfaces import daemon, workbench_directory
 from .tools import registry
 from .tools.catalog import TOOLS
 from .tools.spec import (
@@ -669,6 +670,14 @@ def mcp_command(
     allowed_origins_policy: _AllowedOriginsOption = None,
     blocked_origins: _BlockedOriginsOption = None,
     output_dir: _OutputDirOption = None,
+    workbench: Annotated[
+        bool,
+        typer.Option(
+            "--workbench/--no-workbench",
+            help="Serve the workbench, where a person follows the sessions live (its URL "
+            "is printed on stderr at start).",
+        ),
+    ] = True,
 ) -> None:
     """Run the MCP server (stdio by default, or HTTP)."""
     config = load_config(config_file)
@@ -708,6 +717,7 @@ def mcp_command(
         "config": config,
         "http": http,
         "shared_session": shared_session,
+        "workbench": workbench,
     }
     given = {"host": host, "port": port, "token": token}
     kwargs.update({key: value for key, value in given.items() if value is not None})
@@ -762,6 +772,61 @@ _SessionOption = Annotated[
     str, typer.Option("--session", metavar="NAME", help="The session (one daemon each).")
 ]
 _JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON, for scripts.")]
+
+
+@app.command("workbench", cls=_Command)
+def workbench_command(
+    session: _SessionOption = "default",
+    list_: Annotated[
+        bool,
+        typer.Option(
+            "--list", help="List every running workbench (daemons' and MCP servers'), then exit."
+        ),
+    ] = False,
+    open_page: Annotated[
+        bool,
+        typer.Option(
+            "--open/--no-open", help="Open the page in your browser (when there is a display)."
+        ),
+    ] = True,
+    as_json: _JsonOption = False,
+) -> None:
+    """Open the workbench: watch the session's browser live, and take over when needed.
+
+    Starts the session's daemon if it is not running; its URL carries a token for this
+    run only. MCP servers serve a workbench of their own: --list shows them all."""
+    if list_:
+        entries = workbench_directory.listed(daemon.runtime_dir())
+        if as_json:
+            typer.echo(json.dumps(entries, indent=2))
+        elif not entries:
+            typer.echo("no workbench is running (tabwarden workbench starts one)")
+        for entry in entries if not as_json else []:
+            typer.echo(f"{entry.get('kind')} (pid {entry.get('pid')}): {entry.get('url')}")
+        return
+    with _exit_1_on_error():
+        info = daemon.unwrap(daemon.send(session, {"op": "status"}, _GRACE_S))
+    url = info.get("workbench")
+    if not url:
+        _error(
+            f"the daemon of session {session} serves no workbench (workbench.enabled is off, "
+            f"or it could not listen: see its log)"
+        )
+        raise typer.Exit(1)
+    opened = open_page and _has_display() and webbrowser.open(str(url))
+    if as_json:
+        typer.echo(json.dumps({"url": url, "session": session, "opened": bool(opened)}))
+        return
+    typer.echo(f"workbench of session {session}: {url}")
+    if not opened:
+        typer.echo("open that address in a browser on this machine")
+
+
+def _has_display() -> bool:
+    """A browser window can be shown (Linux and BSD need an X or Wayland display)."""
+    if sys.platform in ("darwin", "win32"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
 @daemon_app.command("run", cls=_Command)

@@ -35,6 +35,7 @@ __all__ = [
     "SafetyConfig",
     "TimeoutConfig",
     "ToolsConfig",
+    "WorkbenchConfig",
     "config_reference",
     "load_config",
 ]
@@ -402,6 +403,27 @@ class FilesConfig(_Section):
     )
 
 
+class WorkbenchConfig(_Section):
+    """The workbench: a local web page where a person follows and takes over the sessions
+    of the MCP server or the daemon (surfaces/workbench/)."""
+
+    enabled: bool = Field(
+        True,
+        description="Serve the workbench from the MCP server and the daemon (they say where "
+        "once, at start).",
+    )
+    host: str = Field(
+        "127.0.0.1",
+        description="Where it listens. Another host is an explicit choice; every request "
+        "still needs the per-run token.",
+    )
+    port: int = Field(0, ge=0, le=65535, description="Its port (0: any free one).")
+    allowed_origins: list[str] = Field(
+        default_factory=list,
+        description="Browser origins allowed besides its own (``http://host:*`` for any port).",
+    )
+
+
 class Config(_Section):
     browser: BrowserConfig = Field(default_factory=BrowserConfig)
     timeouts: TimeoutConfig = Field(default_factory=TimeoutConfig)
@@ -410,6 +432,7 @@ class Config(_Section):
     diagnostics: DiagnosticsConfig = Field(default_factory=DiagnosticsConfig)
     files: FilesConfig = Field(default_factory=FilesConfig)
     tools: ToolsConfig = Field(default_factory=ToolsConfig)
+    workbench: WorkbenchConfig = Field(default_factory=WorkbenchConfig)
 
 
 def load_config(

@@ -38,6 +38,7 @@ Every error a caller can see derives from :class:`TabwardenError` and carries a
         * :class:`UnknownRef` — no such ref, or a selector that matches nothing
     * :class:`ActionError` — an action could not be done
         * :class:`NotActionable` — hidden, disabled, covered, moving, or not editable
+        * :class:`PersonInControl` — a person took over in the workbench
     * :class:`DialogBlocking` — a dialog blocks the page's script; answer it first
     * :class:`ScriptError` — evaluated script threw
     * :class:`EvaluateDisabled` — evaluation is turned off by configuration
@@ -82,6 +83,7 @@ __all__ = [
     "NotActionable",
     "PageBusy",
     "PathNotAllowed",
+    "PersonInControl",
     "PolicyDenied",
     "ProfileInUse",
     "RefError",
@@ -342,6 +344,16 @@ class NotActionable(ActionError):
         self.ref = ref
         self.reason = reason
         super().__init__(message, hint=hint)
+
+
+class PersonInControl(ActionError):
+    """A person took over the session in the workbench: the agent's input waits for them
+    to hand back."""
+
+    default_hint = (
+        "a person is using this browser from the workbench; wait, then try again (they "
+        "hand back with the workbench's Hand back button)"
+    )
 
 
 class DialogBlocking(TabwardenError):

@@ -12,11 +12,12 @@ import contextlib
 import logging
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from .api import local_backend
 from .backends.base import Backend
-from .backends.external import CDPEndpoint, ConsentCheck
+from .backends.external import AttachRequest, CDPEndpoint, ConsentCheck
+from .budget import Budget
 from .config import Config, load_config
 from .errors import InvalidArgument, SessionClosed, SessionNotFound
 from .session import BrowserSession
@@ -29,6 +30,10 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _REAP_INTERVAL_MAX_S = 30.0
 
 BackendFactory = Callable[[str, Config], Backend]
+
+AskPerson = Callable[[AttachRequest, Budget], Awaitable[bool | None]]
+"""Shows a person an attach request and returns their answer: True (allow), False
+(deny), or None when nobody answered within the budget (or nobody watches)."""
 
 
 class SessionManager:
@@ -45,6 +50,11 @@ class SessionManager:
         self._closed = False
         self.reaped: list[str] = []
         """Names of sessions closed for inactivity, oldest first (for logs and tests)."""
+        self.ask_person: AskPerson | None = None
+        """Where an attach request without consent is shown to a person (the workbench
+        sets it); None: it is refused at once with what the browser holds."""
+        self.on_change: list[Callable[[], None]] = []
+        """Told when a session starts or closes (the workbench's session list)."""
 
     async def __aenter__(self) -> SessionManager:
         self._start_reaper()
@@ -97,7 +107,19 @@ class SessionManager:
                 await session.close()
                 raise
             self._sessions[name] = session
+            self._changed()
             return session
+
+    def _changed(self) -> None:
+        for callback in list(self.on_change):
+            try:
+                callback()
+            except Exception:
+                logger.exception("a session-list watcher failed")
+
+    def sessions(self) -> list[BrowserSession]:
+        """The open sessions, in the order they started."""
+        return [s for s in self._sessions.values() if not s.closed]
 
     def get(self, name: str = "default") -> BrowserSession:
         session = self._sessions.get(name)
@@ -113,7 +135,10 @@ class SessionManager:
         session = self._sessions.pop(name, None)
         if session is None:
             raise SessionNotFound(f"no open session {name!r}")
-        await session.close()
+        try:
+            await session.close()
+        finally:
+            self._changed()
 
     async def close_all(self) -> None:
         self._closed = True
@@ -127,6 +152,8 @@ class SessionManager:
         for session, result in zip(sessions, results, strict=True):
             if isinstance(result, BaseException):
                 logger.warning("closing session %r failed: %s", session.name, result)
+        if sessions:
+            self._changed()
 
     # ---- idle cleanup --------------------------------------------------------------
 
@@ -148,6 +175,8 @@ class SessionManager:
             )
             self.reaped.append(name)
             await session.close()
+        if idle:
+            self._changed()
         return idle
 
     def _start_reaper(self) -> None:

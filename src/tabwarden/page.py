@@ -11,6 +11,7 @@ session, a target or a frame belongs to.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, NamedTuple, Protocol, TypeVar
 
@@ -20,6 +21,8 @@ from .errors import DialogBlocking, TabClosed, TabCrashed
 from .frames import FrameRegistry
 from .interrupts import PageCalls
 from .navigation import NavigationResult
+from .person_activity import PersonActKind, PersonActs
+from .screencast import FrameSource
 from .snapshot.model import SnapshotNode
 from .snapshot.refs import RefTable
 from .supervisor.dialogs import PendingDialog
@@ -132,8 +135,32 @@ class Page(Protocol):
         """The lines of the last interactive view read (what a receipt diffs against)."""
         ...
 
+    @property
+    def input_lock(self) -> asyncio.Lock:
+        """Held while input goes to the page: an agent's action from its first event to
+        its receipt, a person's forwarded event while it is sent."""
+        ...
+
+    @property
+    def screencast(self) -> FrameSource:
+        """The page's one screencast, shared by its viewers and recordings (made when
+        first asked for)."""
+        ...
+
+    def note_person_activity(self, kind: PersonActKind) -> None:
+        """A person's input was forwarded to the page (the agent is told once)."""
+        ...
+
+    def take_person_activity(self) -> PersonActs | None:
+        """What a person did here since the last take (None: nothing), then forget it."""
+        ...
+
     def network_idle(self) -> bool:
         """The current document reached network idle."""
+        ...
+
+    def load_state(self) -> str:
+        """How far the current document has loaded: loading, interactive or complete."""
         ...
 
     def halted(self) -> bool:

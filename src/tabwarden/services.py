@@ -16,6 +16,7 @@ import contextlib
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from .activity import SessionActivity
 from .backends.base import Endpoint
 from .budget import Budget
 from .cdp.connection import CDPConnection
@@ -107,10 +108,12 @@ class SessionServices:
         self.own_viewport = own_viewport
         """The viewport every page gets where the emulation sets none (a launched
         browser's configured size); None: each window's own."""
-        self.recordings = Recordings(paths, config.files, tasks)
+        self.recordings = Recordings(paths, config.files)
         """Screencasts in progress, by tab id (kept after their tab closed, until saved)."""
         self.front: str | None = None
         """Target id of the tab the browser shows (the others render no frames)."""
+        self.activity = SessionActivity(name)
+        """What the session does, pushed to its watchers (the workbench): activity.py."""
         self._connection = connection
         self._connected = connected
         self._endpoint = endpoint

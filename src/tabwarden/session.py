@@ -11,6 +11,7 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
+from .activity import SessionActivity
 from .backends.base import Backend, Endpoint
 from .budget import Budget
 from .cdp.connection import CDPConnection
@@ -114,6 +115,11 @@ class BrowserSession:
             tasks=self._tasks,
         )
         self._start_settings = StartSettings(self._services, self.config.browser)
+        activity = self._services.activity
+        self._downloads.on_change = lambda download: activity.publish(
+            "download", {"entry": download.to_dict()}
+        )
+        self._registry.on_change = self._tabs_changed
         bridge = self.config.browser.dialog_bridge
         self.supervisor = Supervisor(
             self._services,
@@ -170,6 +176,33 @@ class BrowserSession:
     def active_tab(self) -> Tab | None:
         return self._registry.active_tab()
 
+    @property
+    def activity(self) -> SessionActivity:
+        """What the session does, as it happens: events for watchers (the workbench) and
+        the timeline of calls (activity.py)."""
+        return self._services.activity
+
+    @property
+    def profile_kind(self) -> str:
+        """``workspace`` (a persistent profile), ``throwaway`` (removed on close), or
+        ``attached`` (a browser someone else started: their profile)."""
+        if not self.backend.owns_browser:
+            return "attached"
+        return "throwaway" if self.config.browser.isolated else "workspace"
+
+    def known_tabs(self) -> list[Tab]:
+        """The open tabs as the session knows them now, from the browser's target events
+        (no call to the browser: see ``tabs()`` for a fresh list)."""
+        return self._registry.open_tabs()
+
+    def known_downloads(self) -> tuple[Download, ...]:
+        """The session's downloads as last reported (no wait, no call to the browser)."""
+        return self._downloads.items()
+
+    def watch_flags(self) -> dict[str, bool]:
+        """What is being captured now: a trace, and screencast recordings."""
+        return {"trace": self._trace.active, "recording": bool(self._services.recordings.tab_ids())}
+
     def tab_of_target(self, target_id: str) -> Tab | None:
         """The tab of a CDP target id, open or closed (None when unknown)."""
         return self._registry.tab_of_target(target_id)
@@ -197,6 +230,8 @@ class BrowserSession:
         """Close the browser (or detach from an attached one) and forget every tab."""
         if self._closed:
             return
+        self._services.activity.publish("closed", {"session": self.name, "reason": "closed"})
+        self._services.activity.hand_back()
         self._link.closing = True
         await self.supervisor.close()  # first: no answer or watchdog runs during teardown
         self._link.stop_reconnecting()
@@ -340,6 +375,19 @@ class BrowserSession:
     def state(self, tab: Tab | None = None) -> SupervisorState:
         """What the supervisor knows (dialogs, console errors, frames); never waits."""
         return self.supervisor.state(tab.page if tab is not None else None)
+
+    def take_person_notice(self) -> str:
+        """Once after a person acted in tabs of this session (from the workbench) since the
+        agent's last snapshot of them: which tabs and what they did (empty otherwise)."""
+        notes = []
+        for tab in self._registry.open_tabs():
+            acts = tab.page.take_person_activity()
+            if acts is not None:
+                notes.append(
+                    f"a person acted in tab {tab.id} ({acts.describe()}) since your last "
+                    "snapshot of it: take a snapshot before using its refs"
+                )
+        return "\n".join(notes)
 
     def take_relaunch_notice(self) -> Relaunch | None:
         """The relaunch the caller has not been told about yet, once: after the browser
@@ -625,6 +673,20 @@ class BrowserSession:
 
     def _shown(self, target_id: str) -> None:
         self._services.front = target_id
+
+    def _tabs_changed(self, gone: str | None) -> None:
+        activity = self._services.activity
+        if gone is not None:
+            activity.tab_gone(gone)
+        if activity.watched:
+            active = self._registry.active_tab()
+            activity.publish(
+                "tabs",
+                {
+                    "tabs": [tab.id for tab in self._registry.open_tabs()],
+                    "active": active.id if active is not None else None,
+                },
+            )
 
     def _make_tab(self, tab_id: str, target_id: str) -> Tab:
         return Tab(self, self._services, self.supervisor, tab_id, target_id)

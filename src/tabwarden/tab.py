@@ -214,6 +214,7 @@ class Tab:
     ) -> NavigationResult:
         stage = check_wait_until(wait_until)
         async with self._page.call(timeout_ms, "navigation", on_dialog="go_on") as budget:
+            await self._page.services.activity.until_handed_back(budget)
             return await self._page.navigator.reload(stage, budget)
 
     async def _go_history(
@@ -221,6 +222,7 @@ class Tab:
     ) -> NavigationResult:
         stage = check_wait_until(wait_until)
         async with self._page.call(timeout_ms, "navigation", on_dialog="go_on") as budget:
+            await self._page.services.activity.until_handed_back(budget)
             return await self._page.navigator.go_history(step, stage, budget)
 
     async def back(
@@ -282,6 +284,7 @@ class Tab:
             snapshot = capture.page(max_chars=max_chars)
             if snapshot.page.next_cursor is not None:
                 self._page.reader.captures.keep(capture)
+            self._page.services.activity.snapshot_taken(self.id, capture.root)
             return snapshot
 
     async def dialog(
@@ -782,12 +785,11 @@ class Tab:
         """Start recording this tab's screen (JPEG screencast frames, sent when the page
         repaints); ``record_stop`` saves them. One recording per tab."""
         async with self._page.call(timeout_ms, "action") as budget:
-            session = await self._page.ready_session(budget)
             # A background tab paints nothing, so it would send no frames.
             await self._page.services.bring_to_front(self._page, budget)
             return await self._page.services.recordings.start(
                 self.id,
-                session,
+                self._page.screencast,
                 budget,
                 quality=quality,
                 max_width=max_width,

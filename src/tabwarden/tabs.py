@@ -43,6 +43,8 @@ class TabRegistry:
         self._active: Tab | None = None
         self._recent: list[Tab] = []
         self._sessions: dict[str, tuple[Page, str]] = {}
+        self.on_change: Callable[[str | None], None] | None = None
+        """Told when a tab opens, closes (its id), becomes active or changes URL or title."""
 
     def __len__(self) -> int:
         return len(self._tabs)
@@ -139,13 +141,19 @@ class TabRegistry:
             self._next += 1
             self._tabs[target_id] = tab
         tab.page.update_info(info)
+        self._changed(None)
         return tab
+
+    def _changed(self, gone: str | None) -> None:
+        if self.on_change is not None:
+            self.on_change(gone)
 
     def set_active(self, tab: Tab) -> None:
         self._active = tab
         if tab in self._recent:
             self._recent.remove(tab)
         self._recent.append(tab)
+        self._changed(None)
 
     def remove(self, target_id: str) -> Tab | None:
         """Forget a tab whose target went away; the previously active tab takes over."""
@@ -156,6 +164,7 @@ class TabRegistry:
             self._recent.remove(tab)
         if self._active is tab:
             self._active = self._recent[-1] if self._recent else None
+        self._changed(tab.id)
         return tab
 
     def forget_all(self, reason: str) -> None:
@@ -194,6 +203,7 @@ class TabRegistry:
             tab = self._tabs.get(info.get("targetId", ""))
             if tab is not None:
                 tab.page.update_info(info)
+                self._changed(None)
 
         def destroyed(event: Event) -> None:
             tab = self.remove(event.params.get("targetId", ""))

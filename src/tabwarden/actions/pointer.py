@@ -12,8 +12,9 @@ import asyncio
 import contextlib
 from collections.abc import Coroutine
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
+from ..activity import note_pointer
 from ..budget import Budget
 from ..cdp.protocol import Event
 from ..cdp.session import CDPSession
@@ -442,7 +443,17 @@ async def _in_order(sends: list[Coroutine[Any, Any, None]]) -> None:
             raise result
 
 
+_MARKS: dict[str, Literal["move", "press", "wheel"]] = {
+    "mouseMoved": "move",
+    "mousePressed": "press",
+    "mouseWheel": "wheel",
+}
+
+
 async def _mouse(tab: Page, kind: str, point: Point, budget: Budget, **params: Any) -> None:
+    mark = _MARKS.get(kind)
+    if mark is not None:
+        note_pointer(mark, point.x, point.y)
     await tab.frames.main_session.send(
         "Input.dispatchMouseEvent",
         {"type": kind, "x": point.x, "y": point.y, **params},

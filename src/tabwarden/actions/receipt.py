@@ -32,6 +32,7 @@ from ..counting import counted
 from ..diagnostics.network import NetworkRequest
 from ..errors import CDPError, DeadlineExceeded, TabwardenError
 from ..page import PageView
+from ..person_activity import PersonActs
 from ..report_text import ReportText
 from ..snapshot.render import SnapshotDiff, diff_lines
 from ..supervisor.dialogs import ClosedDialog, PendingDialog
@@ -124,6 +125,8 @@ class Receipt:
     answers queued (0: it started none, and did not wait)."""
     text_changes: TextChanges | None = None
     """Text that appeared or went away in the page (None when it could not be watched)."""
+    person_acted: PersonActs | None = None
+    """A person's input to the tab since the agent's last snapshot (a live view's take over)."""
 
     @property
     def text(self) -> ReportText:
@@ -134,6 +137,8 @@ class Receipt:
         if self.detail:
             head += f": {self.detail}"
         lines = [f"{head} ({self.elapsed_ms} ms)"]
+        if self.person_acted is not None:
+            lines.append(self.person_acted.receipt_line())
         if self.navigated and any(b.startswith("navigation blocked") for b in self.policy_blocks):
             # Chromium shows its "blocked" page at the refused URL: the page did not load.
             lines.append(f"the tab now shows the browser's blocked page ({self.title!r})")
@@ -228,6 +233,7 @@ class Receipt:
             "still_open": self.still_open,
             "settle_wait_ms": self.settle_wait_ms,
             "text_changes": None if self.text_changes is None else self.text_changes.to_dict(),
+            "person_acted": None if self.person_acted is None else self.person_acted.to_dict(),
             "diff": None
             if self.diff is None
             else {
@@ -395,6 +401,7 @@ class ActionWatch:
             still_open=[_describe(r, tab.url) for r in requests if r.state == "pending"],
             settle_wait_ms=self.settle_wait_ms,
             text_changes=None if self.loading else self.text_changes,
+            person_acted=tab.take_person_activity(),
         )
 
     async def _settle(self, budget: Budget) -> bool:

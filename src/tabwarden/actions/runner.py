@@ -14,6 +14,7 @@ import contextlib
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from ..activity import gathering_pointer
 from ..budget import Budget
 from ..errors import TabwardenError
 from ..snapshot.refs import parse_ref
@@ -41,7 +42,9 @@ class ActionRunner:
         self._page = page
         self._services = services
         self._supervisor = supervisor
-        self._input = asyncio.Lock()
+        self.input_lock = asyncio.Lock()
+        """Held from an action's first input to its receipt; a person's forwarded input
+        takes it too, so the two never interleave."""
         self._actions = 0
         self.object_group = "tabwarden-action-0"
         """The remote-object group of the running action (or the last one)."""
@@ -73,10 +76,14 @@ class ActionRunner:
         page = self._page
         await page.ready_session(budget)
         page.check_no_dialog()
-        async with self._input:
+        await self._services.activity.until_handed_back(budget)
+        async with self.input_lock:
             await self._services.bring_to_front(page, budget)
             group = self.new_group()
-            with ActionWatch(page, self._services, self._supervisor, self.text_watch) as watch:
+            with (
+                ActionWatch(page, self._services, self._supervisor, self.text_watch) as watch,
+                gathering_pointer() as points,
+            ):
                 watch.start(budget)
                 try:
                     _, done = await page.until_dialog(body(budget))
@@ -84,6 +91,10 @@ class ActionRunner:
                     self.release(group)
                 label, detail = (
                     done if done is not None else (self._describe(target), "a dialog opened")
+                )
+                ref = parse_ref(target) if target else None
+                self._services.activity.action(
+                    page.id, name, ref=ref, label=label, points=list(points)
                 )
                 return await watch.receipt(name, label, detail, budget)
 

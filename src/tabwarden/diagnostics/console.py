@@ -30,6 +30,7 @@ __all__ = [
     "ConsoleLog",
     "ConsoleReport",
     "parse_levels",
+    "watched_entry",
 ]
 
 CONSOLE_LEVELS = ("debug", "log", "info", "warning", "error", "exception")
@@ -458,7 +459,23 @@ class ConsoleLog:
             # the messages the page already logged (objects then come without previews).
             return
         self._latest[tab.id] = max(latest, entry.at)
-        journal.append(entry)
+        number = journal.append(entry)
+        activity = self._services.activity
+        if activity.watched:
+            activity.publish(
+                "console", {"tab": tab.id, "entry": watched_entry(number, entry)}, tab.id
+            )
+
+    def entries(self, tab_id: str) -> list[dict[str, Any]]:
+        """A tab's messages held now, oldest first, as watchers get them."""
+        return [watched_entry(n, entry) for n, entry in self._journal(tab_id).entries()]
+
+
+def watched_entry(number: int, entry: ConsoleEntry) -> dict[str, Any]:
+    """A message as a watcher (the workbench) shows it."""
+    data = entry.to_dict()
+    data.update(n=number)
+    return data
 
 
 # ---- rendering console arguments ---------------------------------------------------

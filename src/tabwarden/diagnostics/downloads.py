@@ -235,6 +235,8 @@ class DownloadTracker:
         self._folder: Path | None = None
         self._problem = ""
         self._changed = asyncio.Event()
+        self.on_change: Callable[[Download], None] | None = None
+        """Told of every new or changed download (the session's watchers hear of it)."""
 
     # ---- set-up (on connect and reconnect) ------------------------------------------
 
@@ -393,6 +395,8 @@ class DownloadTracker:
         # Wake every waiter; the next wait takes a fresh event.
         changed, self._changed = self._changed, asyncio.Event()
         changed.set()
+        if self.on_change is not None:
+            self.on_change(download)
 
     def _trim(self) -> None:
         while len(self._items) > self._capacity:

@@ -5,6 +5,7 @@ headers and bodies fetched on demand."""
 from __future__ import annotations
 
 import base64
+import builtins
 import re
 import threading
 import time
@@ -35,6 +36,7 @@ __all__ = [
     "NetworkRequest",
     "RequestDetails",
     "RequestFilter",
+    "watched_entry",
 ]
 
 RESOURCE_TYPES = (
@@ -578,6 +580,9 @@ class NetworkLog:
         )
         _keep_post_data(exchange, request.get("postData"), self._body_max_bytes)
         state.add(exchange)
+        if previous is not None and redirect is not None:
+            self._changed(tab.id, previous)
+        self._changed(tab.id, exchange)
 
     def _on_request_extra(self, event: Event) -> None:
         state = self._state_of(event)
@@ -607,6 +612,7 @@ class NetworkLog:
         if exchange.status is not None and exchange.status >= 400 and not _is_favicon(exchange):
             with self._lock:
                 state.unseen[str(exchange.status)] += 1
+        self._changed(owner[0].id, exchange)
 
     def _on_response_extra(self, event: Event) -> None:
         state = self._state_of(event)
@@ -627,6 +633,7 @@ class NetworkLog:
         exchange.end_ts = _number(event.params.get("timestamp"), exchange.start_ts)
         exchange.encoded_bytes = _int(event.params.get("encodedDataLength"))
         exchange.state = "finished"
+        self._changed_by(event, exchange)
 
     def _on_failed(self, event: Event) -> None:
         exchange = self._exchange_of(event)
@@ -645,6 +652,7 @@ class NetworkLog:
             if state is not None:
                 with self._lock:
                     state.unseen["failed"] += 1
+        self._changed_by(event, exchange)
 
     def _on_from_cache(self, event: Event) -> None:
         exchange = self._exchange_of(event)
@@ -652,6 +660,22 @@ class NetworkLog:
             exchange.from_cache = True
 
     # ---- private -------------------------------------------------------------------
+
+    def _changed(self, tab_id: str, exchange: _Exchange) -> None:
+        """Tell the session's watchers (the workbench) how a request stands now."""
+        activity = self._services.activity
+        if activity.watched:
+            activity.publish("network", {"tab": tab_id, "entry": watched_entry(exchange)}, tab_id)
+
+    def _changed_by(self, event: Event, exchange: _Exchange) -> None:
+        if self._services.activity.watched:
+            owner = self._services.pages.of_session(event.session_id)
+            if owner is not None:
+                self._changed(owner[0].id, exchange)
+
+    def entries(self, tab_id: str) -> builtins.list[dict[str, Any]]:
+        """A tab's requests held now, oldest first, as watchers get them."""
+        return [watched_entry(exchange) for _, exchange in self._tab(tab_id).journal.entries()]
 
     def _tab(self, tab_id: str) -> _TabNetwork:
         with self._lock:
@@ -669,6 +693,19 @@ class NetworkLog:
         if state is None:
             return None
         return state.live.get(str(event.params.get("requestId", "")))
+
+
+def watched_entry(exchange: _Exchange) -> dict[str, Any]:
+    """A request as a watcher (the workbench) shows it: its fields, plus the short ones a
+    list row needs."""
+    request = exchange.freeze()
+    data = request.to_dict()
+    data.update(
+        failed=(request.failure or "failed") if request.failed else None,
+        size=request.encoded_bytes,
+        at=request.started_at,
+    )
+    return data
 
 
 # ---- filters ------------------------------------------------------------------------

@@ -1,11 +1,11 @@
 """Session recording: a tab's screencast frames, saved as WebM (ffmpeg) or an HTML player.
 
-``Page.startScreencast`` sends a JPEG frame whenever the page repaints; each one is
-acknowledged (``Page.screencastFrameAck``) or the browser stops sending. Frames are
-kept with their timestamps in a ring bounded by count and bytes. On stop they become
-a WebM when ffmpeg is available (on PATH, configured, or the binary of the optional
-imageio-ffmpeg package), otherwise a self-contained HTML file that plays them
-back (play, pause, seek) with their real timing.
+A recording is a feed of the tab's shared screencast (screencast/: one per page, so a
+recording and a live view of the same tab both get every frame); the browser sends a
+JPEG frame whenever the page repaints. Frames are kept with their timestamps in a ring
+bounded by count and bytes. On stop they become a WebM when ffmpeg is available (on
+PATH, configured, or the binary of the optional imageio-ffmpeg package), otherwise a
+self-contained HTML file that plays them back (play, pause, seek) with their real timing.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ import importlib
 import json
 import logging
 import shutil
-import struct
 import tempfile
 import time
 from collections import deque
@@ -28,15 +27,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..budget import Budget
-from ..cdp.protocol import Event, Subscription
-from ..cdp.session import CDPSession
 from ..config import FilesConfig
 from ..counting import counted
 from ..errors import ActionError, DeadlineExceeded, InvalidArgument, TabwardenError
+from ..jpeg import jpeg_size
 from ..report_text import ReportText
 from ..safety.paths import WorkspacePaths
+from ..screencast import FrameFeed, FrameSource, ScreencastFrame, ScreencastParams
 from ..supervisor.buffers import RingStatistics
-from ..tasks import TaskOwner
 
 __all__ = [
     "Frame",
@@ -138,31 +136,25 @@ class RecordingFile:
 
 
 class ScreencastRecorder:
-    """The screencast of one tab; the frame handler runs on the reader and never awaits."""
+    """A recording of one tab: a feed of the tab's shared screencast that keeps every
+    frame; the frame handler runs on the reader and never awaits."""
 
     def __init__(
-        self,
-        tab_id: str,
-        session: CDPSession,
-        *,
-        max_frames: int,
-        max_bytes: int,
-        tasks: TaskOwner,
+        self, tab_id: str, source: FrameSource, *, max_frames: int, max_bytes: int
     ) -> None:
         self.tab_id = tab_id
-        self._session = session
+        self._source = source
         self._max_frames = max_frames
         self._max_bytes = max_bytes
-        self._tasks = tasks
         self._frames: deque[Frame] = deque()
         self._bytes = 0
         self._dropped = 0
-        self._subscription: Subscription | None = None
+        self._feed: FrameFeed | None = None
         self.started_at = time.time()
 
     @property
     def active(self) -> bool:
-        return self._subscription is not None
+        return self._feed is not None and not self._feed.closed
 
     def statistics(self) -> RingStatistics:
         return RingStatistics(len(self._frames), self._max_frames, self._dropped)
@@ -176,66 +168,32 @@ class ScreencastRecorder:
         max_height: int | None,
         every_nth_frame: int,
     ) -> RecordingStarted:
-        if not 0 <= quality <= 100:
-            raise InvalidArgument(f"quality={quality} is out of range", hint="give 0 to 100")
-        if every_nth_frame < 1:
-            raise InvalidArgument("every_nth_frame must be 1 or more")
-        params: dict[str, Any] = {
-            "format": "jpeg",
-            "quality": quality,
-            "everyNthFrame": every_nth_frame,
-        }
-        for key, value in (("maxWidth", max_width), ("maxHeight", max_height)):
-            if value is not None:
-                if value < 16:
-                    raise InvalidArgument(f"{key} must be at least 16 pixels, got {value}")
-                params[key] = value
-        self._subscription = self._session.subscribe("Page.screencastFrame", self._on_frame)
-        try:
-            await self._session.send("Page.startScreencast", params, budget=budget)
-        except BaseException:
-            self._close()
-            raise
+        params = ScreencastParams(quality, max_width, max_height, every_nth_frame)
+        # A recording keeps the quality it asked for: no adaptive lowering.
+        self._feed = await self._source.watch(
+            params, budget, adaptive=False, on_frame=self._on_frame
+        )
         self.started_at = time.time()
         return RecordingStarted(self.tab_id, quality, max_width, max_height, every_nth_frame)
 
     async def stop(self, budget: Budget) -> list[Frame]:
-        """Stop the screencast (if the tab still lives) and hand over the frames."""
-        was_active = self.active
-        self._close()
-        if was_active:
+        """Stop recording (the screencast stops unless another feed still watches) and
+        hand over the frames."""
+        if self._feed is not None and not self._feed.closed:
+            self._feed.close()
             with contextlib.suppress(TabwardenError):  # a closed tab stopped it already
-                await self._session.send("Page.stopScreencast", budget=budget.child(2.0))
+                await self._source.updated(budget.child(2.0))
         return list(self._frames)
 
-    def _close(self) -> None:
-        if self._subscription is not None:
-            self._subscription.close()
-            self._subscription = None
-
-    def _on_frame(self, event: Event) -> None:
-        params = event.params
-        ack = params.get("sessionId")
-        if ack is not None:
-            self._tasks.spawn(self._ack(int(ack)), f"screencast ack {self.tab_id}")
-        try:
-            data = base64.b64decode(params.get("data", ""))
-        except ValueError:
-            return
-        stamp = params.get("metadata", {}).get("timestamp") or time.time()
-        self._frames.append(Frame(data, float(stamp)))
-        self._bytes += len(data)
+    def _on_frame(self, frame: ScreencastFrame) -> None:
+        stamp = frame.timestamp or time.time()
+        self._frames.append(Frame(frame.data, stamp))
+        self._bytes += len(frame.data)
         while len(self._frames) > self._max_frames or (
             self._bytes > self._max_bytes and len(self._frames) > 1
         ):
             self._bytes -= len(self._frames.popleft().data)
             self._dropped += 1
-
-    async def _ack(self, frame_session: int) -> None:
-        with contextlib.suppress(TabwardenError):
-            await self._session.send(
-                "Page.screencastFrameAck", {"sessionId": frame_session}, budget=Budget(5.0)
-            )
 
 
 async def write_recording(
@@ -351,21 +309,6 @@ async def _encode_webm(ffmpeg: str, frames: Sequence[Frame], target: Path, budge
             raise OSError(f"ffmpeg exited with {process.returncode}: {message[0]}")
 
 
-def jpeg_size(data: bytes) -> tuple[int, int] | None:
-    """Width and height from a JPEG's start-of-frame marker."""
-    index = 2
-    while index + 9 < len(data):
-        if data[index] != 0xFF:
-            return None
-        marker = data[index + 1]
-        length = struct.unpack(">H", data[index + 2 : index + 4])[0]
-        if marker in (0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE):
-            height, width = struct.unpack(">HH", data[index + 5 : index + 9])
-            return width, height
-        index += 2 + length
-    return None
-
-
 def html_player(frames: Sequence[Frame], *, title: str) -> str:
     """One HTML file with every frame inlined and a player: play/pause, seek, timing."""
     start = frames[0].timestamp if frames else 0.0
@@ -435,12 +378,9 @@ class Recordings:
     """The screencasts of one session, by tab id: one per tab, kept after their tab
     closed until saved (a refused path can be retried)."""
 
-    def __init__(
-        self, paths: Callable[[], WorkspacePaths], files: FilesConfig, tasks: TaskOwner
-    ) -> None:
+    def __init__(self, paths: Callable[[], WorkspacePaths], files: FilesConfig) -> None:
         self._paths = paths
         self._files = files
-        self._tasks = tasks
         self._running: dict[str, ScreencastRecorder] = {}
 
     def __contains__(self, tab_id: object) -> bool:
@@ -450,10 +390,10 @@ class Recordings:
         return list(self._running)
 
     async def start(
-        self, tab_id: str, session: CDPSession, budget: Budget, **options: Any
+        self, tab_id: str, source: FrameSource, budget: Budget, **options: Any
     ) -> RecordingStarted:
-        """Start recording ``tab_id`` (its page's ``session``); ``options`` as
-        ``ScreencastRecorder.start`` takes them."""
+        """Start recording ``tab_id`` (a feed of its page's screencast ``source``);
+        ``options`` as ``ScreencastRecorder.start`` takes them."""
         if tab_id in self._running:
             raise ActionError(
                 f"tab {tab_id} is already being recorded",
@@ -461,10 +401,9 @@ class Recordings:
             )
         recorder = ScreencastRecorder(
             tab_id,
-            session,
+            source,
             max_frames=self._files.recording_max_frames,
             max_bytes=self._files.recording_max_bytes,
-            tasks=self._tasks,
         )
         started = await recorder.start(budget, **options)
         self._running[tab_id] = recorder

@@ -13,7 +13,9 @@ from ..errors import InvalidArgument
 __all__ = ["ClosedBy", "ClosedDialog", "DialogPolicy", "PendingDialog", "dialog_action"]
 
 DialogPolicy = Literal["must_respond", "auto_dismiss", "auto_accept"]
-ClosedBy = Literal["agent", "auto_policy", "watchdog", "remote"]
+ClosedBy = Literal["agent", "user", "auto_policy", "watchdog", "remote"]
+"""Who closed a dialog: the agent, a person (in the workbench), the configured policy,
+the watchdog, or the page itself / the browser (``remote``)."""
 
 
 @dataclass(frozen=True, slots=True)

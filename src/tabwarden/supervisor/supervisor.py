@@ -318,6 +318,7 @@ class Supervisor:
             self._book.pending[dialog.id] = dialog
             if request_id:
                 self._bridge_requests[dialog.id] = request_id
+        self._services.activity.publish("dialog_opened", {"dialog": dialog.to_dict()}, tab.id)
         if self.policy != "must_respond":
             accept = self.policy == "auto_accept"
             self._spawn(self._auto_answer(dialog, accept, "auto_policy"))
@@ -423,6 +424,9 @@ class Supervisor:
         if handle is not None:
             handle.cancel()
         self._recent.append(closed)
+        self._services.activity.publish(
+            "dialog_closed", {"dialog": closed.to_dict()}, dialog.tab_id
+        )
         if closed_by == "watchdog":
             logger.warning(
                 "dialog %s was not answered within %.0f s: dismissed by the watchdog",

@@ -59,7 +59,7 @@ import time
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import platformdirs
 
@@ -78,6 +78,10 @@ from ..safety.redaction import Redactor, install_log_redaction, process_redactor
 from ..tools.context import ToolContext
 from ..tools.registry import call_tool, select_tools
 from ..tools.spec import GROUPS, ToolResult
+from .workbench_directory import register, unregister
+
+if TYPE_CHECKING:
+    from .workbench import Workbench
 
 __all__ = [
     "DEFAULT_IDLE_S",
@@ -319,6 +323,9 @@ class Daemon:
         self.stop_reason = ""
         self._stop = asyncio.Event()
         self._connections: set[asyncio.Task[None]] = set()
+        self.workbench: Workbench | None = None
+        """The workbench serving this daemon's session (``tabwarden workbench`` opens it)."""
+        self._workbench_entry: Path | None = None
 
     # ---- life ----------------------------------------------------------------------
 
@@ -354,6 +361,7 @@ class Daemon:
             self.idle_timeout_s or "none",
         )
         try:
+            await self._start_workbench()
             await self._wait_until_stopped()
         finally:
             server.close()
@@ -361,10 +369,39 @@ class Daemon:
             for task in list(self._connections):
                 task.cancel()
             await asyncio.gather(*self._connections, return_exceptions=True)
+            await self._stop_workbench()
             await self.manager.close_all()
             for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
                 loop.remove_signal_handler(signum)
             logger.info("daemon %r stopped (%s)", self.name, self.stop_reason or "done")
+
+    async def _start_workbench(self) -> None:
+        """Serve the workbench for this daemon's session, when the configuration wants it
+        (a failure to listen is logged: the tools work without it)."""
+        if not self.config.workbench.enabled:
+            return
+        # Imported here: the command line imports this module for its client side, and
+        # needs no web server to send a request.
+        from .workbench import Workbench, WorkbenchOptions
+
+        bench = Workbench(WorkbenchOptions.from_config(self.config.workbench))
+        bench.watch_manager(self.manager)
+        try:
+            url = await bench.start()
+        except TabwardenError as exc:
+            logger.warning("no workbench: %s", exc)
+            return
+        self.workbench = bench
+        self._workbench_entry = register(url, f"daemon {self.name}", root=self.root)
+        logger.info("workbench at %s", bench.base_url)
+
+    async def _stop_workbench(self) -> None:
+        if self._workbench_entry is not None:
+            unregister(self._workbench_entry)
+            self._workbench_entry = None
+        if self.workbench is not None:
+            await self.workbench.close()
+            self.workbench = None
 
     async def _wait_until_stopped(self) -> None:
         while not self._stop.is_set():
@@ -459,6 +496,7 @@ class Daemon:
             "requests": self.requests,
             "in_flight": self.in_flight,
             "socket": str(self.socket),
+            "workbench": self.workbench.url if self.workbench is not None else None,
         }
 
     # ---- connections ---------------------------------------------------------------

@@ -41,20 +41,18 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import dataclasses
 import hmac
-import ipaddress
 import itertools
 import json
 import logging
 import os
 import signal
-import socket
 import sys
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, cast
-from urllib.parse import urlsplit
 
 import anyio
 import mcp_types as types
@@ -81,7 +79,18 @@ from ..session import BrowserSession
 from ..tools.context import ToolContext
 from ..tools.registry import call_tool, select_tools
 from ..tools.spec import UNTRUSTED_MARK, ToolResult, ToolSpec
+from .daemon import runtime_dir
+from .http_serving import (
+    QuietUvicorn,
+    check_host_and_origin,
+    listen,
+    release_socket,
+    stop_server,
+    url_of,
+)
 from .message_check import MAX_MESSAGE_BYTES, Rejection, screen_message, too_large
+from .workbench import Workbench, WorkbenchOptions
+from .workbench_directory import register, unregister
 
 __all__ = [
     "MCP_PATH",
@@ -114,9 +123,6 @@ INSTRUCTIONS = (
 _ABORT_WAIT_S = 5.0
 """How long an aborted call may take to wind down before its client's next call starts."""
 
-_HTTP_STOP_S = 10.0
-"""Bound on a graceful HTTP shutdown (open streams, then closing the browsers)."""
-
 _CLOSE_S = 20.0
 """Bound on closing every browser when the server stops."""
 
@@ -142,6 +148,9 @@ class MCPOptions:
     """Every client drives the one ``default`` session instead of a browser of its own."""
     allowed_origins: tuple[str, ...] = ()
     """HTTP: browser origins allowed besides loopback ones (``http://host:*`` for any port)."""
+    workbench: bool = True
+    """Serve the workbench too (unless the configuration's ``workbench.enabled`` is off),
+    and say where once, on stderr."""
     cdp_endpoint: str | None = None
     """Drive this running browser (http://host:9222 or ws://…) instead of launching one.
     Only with the user's consent, ``config.safety.allow_attach`` (``--allow-attach``):
@@ -384,7 +393,9 @@ class _Runtime:
         await self.manager.close_all()
 
 
-def build_server(options: MCPOptions | None = None) -> Server[_Runtime]:
+def build_server(
+    options: MCPOptions | None = None, workbench: Workbench | None = None
+) -> Server[_Runtime]:
     """The SDK's low-level server, serving the tools of ``options.groups`` (by default
     the configuration's ``tools.groups``).
 
@@ -402,9 +413,13 @@ def build_server(options: MCPOptions | None = None) -> Server[_Runtime]:
     @contextlib.asynccontextmanager
     async def lifespan(_server: Server[_Runtime]) -> AsyncIterator[_Runtime]:
         runtime = _Runtime(options, config, tools)
+        if workbench is not None:
+            workbench.watch_manager(runtime.manager)
         try:
             yield runtime
         finally:
+            if workbench is not None:
+                workbench.unwatch_manager(runtime.manager)
             with anyio.CancelScope(shield=True), anyio.move_on_after(_CLOSE_S):
                 await runtime.close()
 
@@ -442,16 +457,17 @@ async def serve_stdio(options: MCPOptions | None = None) -> None:
     Stdout carries only the protocol (the SDK points fd 1 at stderr meanwhile, so
     nothing else can reach it); logs go to stderr.
     """
-    options = options or MCPOptions()
-    server = build_server(options)
+    options = _configured(options or MCPOptions())
     token = _CLIENT.set(_Client())  # stdin/stdout is one connection, in either protocol era
     try:
         async with (
+            serving_workbench(options) as bench,
             _stdin_lines() as lines,
             stdio_server(stdin=cast("anyio.AsyncFile[str] | None", lines)) as (reader, writer),
         ):
             if lines is not None:
                 lines.answer_rejections(writer)
+            server = build_server(options, bench)
             await server.run(reader, writer, server.create_initialization_options())
     except* (BrokenPipeError, ConnectionResetError):
         # The client left while an answer was on its way: normal for a client, no fault here.
@@ -563,22 +579,6 @@ async def _stdin_lines() -> AsyncIterator[_Lines | None]:
 # ---- streamable HTTP ----------------------------------------------------------------------
 
 
-def _is_ip(host: str) -> bool:
-    try:
-        ipaddress.ip_address(host.strip("[]"))
-    except ValueError:
-        return False
-    return True
-
-
-def _host_of(header: str) -> str:
-    """The host of a Host header (``[::1]:8000`` → ``::1``), lowercased."""
-    header = header.strip().lower()
-    if header.startswith("["):
-        return header[1 : header.find("]")] if "]" in header else header
-    return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
-
-
 def _check_exposure(host: str, token: str | None) -> None:
     if not is_loopback_host(host) and not token:
         raise InvalidArgument(
@@ -597,16 +597,12 @@ def check_request(
 ) -> tuple[int, str] | None:
     """Why an HTTP request is refused, as (status, reason); None when it may pass.
 
-    DNS rebinding: the Host must be a loopback name or address, the bound host, or
-    (when listening on every interface) an IP address; an Origin, when sent, must be
-    a loopback origin or an allowed one. Then the bearer token, when one is set.
+    The Host and Origin rules of ``check_host_and_origin`` (DNS rebinding), then the
+    bearer token, when one is set.
     """
-    host = headers.get("host")
-    if not host or not _host_allowed(_host_of(host), bound_host):
-        return 403, f"host {host!r} is not allowed (DNS rebinding protection)"
-    origin = headers.get("origin")
-    if origin is not None and not _origin_allowed(origin, allowed_origins):
-        return 403, f"origin {origin!r} is not allowed"
+    refused = check_host_and_origin(headers, bound_host=bound_host, allowed_origins=allowed_origins)
+    if refused is not None:
+        return refused
     if token:
         scheme, _, given = (headers.get("authorization") or "").partition(" ")
         if scheme.lower() != "bearer" or not hmac.compare_digest(
@@ -614,30 +610,6 @@ def check_request(
         ):
             return 401, "a valid 'Authorization: Bearer <token>' header is required"
     return None
-
-
-def _host_allowed(host: str, bound_host: str) -> bool:
-    bound = bound_host.strip("[]").lower()
-    if is_loopback_host(host) or host == bound:
-        return True
-    # Listening everywhere: an address typed as such cannot be a rebound DNS name.
-    return bound in ("0.0.0.0", "::", "") and _is_ip(host)
-
-
-def _origin_allowed(origin: str, allowed: Iterable[str]) -> bool:
-    normal = origin.strip().rstrip("/").lower()
-    parts = urlsplit(normal)
-    if parts.scheme in ("http", "https") and parts.hostname and is_loopback_host(parts.hostname):
-        return True
-    for pattern in allowed:
-        pattern = pattern.strip().rstrip("/").lower()
-        if normal == pattern:
-            return True
-        if pattern.endswith(":*") and normal.startswith(pattern[:-1]):
-            port = normal[len(pattern) - 1 :]
-            if port.isdigit():
-                return True
-    return False
 
 
 class _Guard:
@@ -770,51 +742,6 @@ async def _refuse_stateless(send: Send, version: str) -> None:
     await _respond(send, 400, json.dumps(error).encode(), b"application/json")
 
 
-class _Uvicorn(uvicorn.Server):
-    """Uvicorn that leaves signals to its caller and says when it listens."""
-
-    def __init__(self, config: uvicorn.Config, on_started: Callable[[], None]) -> None:
-        super().__init__(config)
-        self._on_started = on_started
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        yield
-
-    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
-        await super().startup(sockets=sockets)
-        if self.started and not self.should_exit:
-            self._on_started()
-
-
-def _listen(host: str, port: int) -> socket.socket:
-    try:
-        family, kind, proto, _, address = socket.getaddrinfo(
-            host.strip("[]"), port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
-        )[0]
-        sock = socket.socket(family, kind, proto)
-        try:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            sock.bind(address)
-            sock.listen(128)
-            sock.setblocking(False)
-        except BaseException:
-            sock.close()
-            raise
-    except OSError as exc:
-        raise TabwardenError(
-            f"cannot listen on {host}:{port}: {exc.strerror or exc}",
-            hint="pick another port, or 0 for any free one",
-        ) from None
-    return sock
-
-
-def _url(host: str, port: int) -> str:
-    host = host.strip("[]")
-    shown = f"[{host}]" if ":" in host else host
-    return f"http://{shown}:{port}{MCP_PATH}"
-
-
 async def serve_http(options: MCPOptions, *, ready: Callable[[str], None] | None = None) -> None:
     """Serve streamable HTTP at ``/mcp`` until cancelled; ``ready(url)`` once listening.
 
@@ -824,7 +751,18 @@ async def serve_http(options: MCPOptions, *, ready: Callable[[str], None] | None
     """
     token = options.resolved_token()
     _check_exposure(options.host, token)
-    server = build_server(options)
+    options = _configured(options)
+    async with serving_workbench(options) as bench:
+        await _serve_http(options, token, bench, ready)
+
+
+async def _serve_http(
+    options: MCPOptions,
+    token: str | None,
+    bench: Workbench | None,
+    ready: Callable[[str], None] | None,
+) -> None:
+    server = build_server(options, bench)
     app = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         # _Guard does the Host/Origin checks, for every path and protocol era.
@@ -837,8 +775,8 @@ async def serve_http(options: MCPOptions, *, ready: Callable[[str], None] | None
         allowed_origins=tuple(options.allowed_origins),
         stateless_ok=options.shared_session,
     )
-    sock = _listen(options.host, options.port)
-    url = _url(options.host, sock.getsockname()[1])
+    sock = listen(options.host, options.port)
+    url = url_of(options.host, sock.getsockname()[1], MCP_PATH)
     config = uvicorn.Config(
         guarded,
         lifespan="off",  # the session manager runs here, around the server
@@ -854,7 +792,7 @@ async def serve_http(options: MCPOptions, *, ready: Callable[[str], None] | None
         if ready is not None:
             ready(url)
 
-    web = _Uvicorn(config, started)
+    web = QuietUvicorn(config, started)
     outer = _CLIENT.set(None)  # HTTP connections are the SDK's sessions, never this task's
     cancelled = False
     serving: asyncio.Task[None] | None = None
@@ -869,56 +807,49 @@ async def serve_http(options: MCPOptions, *, ready: Callable[[str], None] | None
                 # Stop taking connections; leaving this block then ends every MCP session
                 # (their streams close, their browsers too), so uvicorn's connections end.
                 web.should_exit = True
-        await _stop(web, serving)
+        await stop_server(web, serving)
         if not web.started and not cancelled:
             raise TabwardenError(f"the MCP HTTP server at {url} did not start")
     finally:
-        _release_socket(sock, serving)
+        release_socket(sock, serving)
         _CLIENT.reset(outer)
     if cancelled:
         raise asyncio.CancelledError
 
 
-def _release_socket(sock: socket.socket, serving: asyncio.Task[None] | None) -> None:
-    """Close the listening socket once uvicorn no longer serves on it.
+# ---- the workbench -------------------------------------------------------------------------
 
-    Closed while the event loop still watches it, its descriptor would leave the epoll
-    set but not the loop's own map: the next server given that descriptor number would
-    be registered in the map only, and never accept a connection.
-    """
-    if serving is None or serving.done():
-        sock.close()
+
+def _configured(options: MCPOptions) -> MCPOptions:
+    """The options with their configuration read (once, for the server and the workbench)."""
+    if options.config is not None:
+        return options
+    return dataclasses.replace(options, config=load_config())
+
+
+@contextlib.asynccontextmanager
+async def serving_workbench(options: MCPOptions) -> AsyncIterator[Workbench | None]:
+    """The workbench of this server, started and announced once on stderr (None when it is
+    turned off, or cannot listen: the tools work without it)."""
+    config = options.config or load_config()
+    if not (options.workbench and config.workbench.enabled):
+        yield None
         return
-
-    def stopped(task: asyncio.Task[None]) -> None:
-        sock.close()
-        if not task.cancelled() and task.exception() is not None:
-            logger.debug("the HTTP server stopped late: %r", task.exception())
-
-    serving.add_done_callback(stopped)
-
-
-async def _stop(web: uvicorn.Server, serving: asyncio.Task[None]) -> None:
-    """Wait for uvicorn to stop (bounded), even while being cancelled again."""
-    web.should_exit = True
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + _HTTP_STOP_S
-    cancelled = False
-    while not serving.done() and loop.time() < deadline:
-        try:
-            with anyio.CancelScope(shield=True):
-                await asyncio.wait({serving}, timeout=deadline - loop.time())
-        except asyncio.CancelledError:
-            cancelled = True  # already stopping: finish that first (bounded)
-    if not serving.done():
-        web.force_exit = True
-        serving.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.wait({serving}, timeout=1.0)
-    if cancelled:
-        raise asyncio.CancelledError
-    if serving.done() and not serving.cancelled():
-        serving.result()
+    bench = Workbench(WorkbenchOptions.from_config(config.workbench))
+    try:
+        url = await bench.start()
+    except TabwardenError as exc:
+        logger.warning("no workbench: %s", exc)
+        yield None
+        return
+    entry = register(url, "mcp", root=runtime_dir(create=True))
+    print(f"tabwarden workbench: {url}", file=sys.stderr, flush=True)
+    try:
+        yield bench
+    finally:
+        unregister(entry)
+        with anyio.CancelScope(shield=True):
+            await bench.close()
 
 
 # ---- running it ---------------------------------------------------------------------------

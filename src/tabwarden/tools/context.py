@@ -5,9 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..activity import SessionActivity
 from ..backends.external import consent_refused, inspect_endpoint
 from ..budget import Budget
 from ..calls import Surface
+from ..errors import ConsentRequired
 from ..safety.redaction import Redactor
 
 if TYPE_CHECKING:
@@ -66,6 +68,19 @@ class ToolContext:
         relaunch = self.manager.get(self.name).take_relaunch_notice()
         return relaunch.describe() if relaunch is not None else ""
 
+    def activity(self) -> SessionActivity | None:
+        """The live activity of the context's session, when it is open."""
+        if self.name not in self.manager.names():
+            return None
+        return self.manager.get(self.name).activity
+
+    def person_notice(self) -> str:
+        """Once after a person acted in a tab of the session (from the workbench) since
+        the agent's last snapshot of it: which tab and what they did."""
+        if self.name not in self.manager.names():
+            return ""
+        return self.manager.get(self.name).take_person_notice()
+
     async def tab(self, tab_id: str | None = None) -> Tab:
         session = await self.session()
         if tab_id is not None:
@@ -79,8 +94,18 @@ class ToolContext:
         configuration) nothing changes: ConsentRequired describes what it would control."""
         if not (consent or self.manager.config.safety.allow_attach):
             limit_ms = self.manager.config.timeouts.launch_ms if timeout_ms is None else timeout_ms
-            request = await inspect_endpoint(cdp_url, Budget.from_ms(limit_ms))
-            raise consent_refused(request)
+            budget = Budget.from_ms(limit_ms)
+            request = await inspect_endpoint(cdp_url, budget)
+            ask = self.manager.ask_person
+            answer = None if ask is None else await ask(request, budget)
+            if answer is False:
+                raise ConsentRequired(
+                    f"the person at the workbench refused to let the agent attach to "
+                    f"{request.cdp_url}",
+                    hint="do not retry; ask the user what they want instead",
+                )
+            if answer is not True:
+                raise consent_refused(request)
         previous = self.cdp_url, self.consent
         self.cdp_url, self.consent = cdp_url, True
         try:

@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from ..activity import CallRecord, current_call
 from ..arguments import problems
 from ..calls import writing_calls
 from ..clipping import REPLY_CHARS, clip
@@ -101,24 +102,60 @@ async def call_tool(
     redactor = ctx.redactor
     tools = None if tools is None else list(tools)
     enabled = None if tools is None else [t.name for t in tools]
+    record = _call_record(ctx, name, arguments)
+    token = current_call.set(record)
     try:
         with writing_calls(writer_for(ctx.surface, ctx.name, enabled)):
             spec = get_tool(name, tools)
-            result = await spec.handler(ctx, validate(spec, arguments))
+            record.tool = spec.name
+            params = validate(spec, arguments)
+            _started(ctx, record)
+            result = await spec.handler(ctx, params)
     except TabwardenError as exc:
         notice = ctx.relaunch_notice()
         if notice:
             exc.message = f"{exc.message} — note: {notice}"
             exc.args = (exc.message, *exc.args[1:])
         redactor.redact_error(exc)  # in place: its type and attributes stay
+        record.finish(ok=False, error={"message": exc.message, "hint": exc.hint or ""})
+        _ended(ctx, record)
         raise
+    finally:
+        current_call.reset(token)
     notice = ctx.relaunch_notice()  # unless the result (a snapshot's header) told it
-    return dataclasses.replace(
+    notice = "\n".join(n for n in (notice, ctx.person_notice()) if n)
+    done = dataclasses.replace(
         result,
         text=redactor.redact_text(clip(result.text, REPLY_CHARS)),
         data=redactor.redact_value(result.data),
         notice=redactor.redact_text(notice),
     )
+    record.finish(ok=True, text="\n".join(t for t in (done.text, done.notice) if t))
+    _ended(ctx, record)
+    return done
+
+
+def _call_record(ctx: ToolContext, name: str, arguments: dict[str, Any] | None) -> CallRecord:
+    """The timeline entry of a call (its arguments redacted, as a watcher may read them)."""
+    args = ctx.redactor.redact_value(dict(arguments or {}))
+    tab_id = args.get("tab_id") if isinstance(args, dict) else None
+    return CallRecord(
+        tool=name,
+        args=args if isinstance(args, dict) else {},
+        tab_id=tab_id if isinstance(tab_id, str) else None,
+    )
+
+
+def _started(ctx: ToolContext, record: CallRecord) -> None:
+    activity = ctx.activity()
+    if activity is not None:
+        activity.call_started(record)
+
+
+def _ended(ctx: ToolContext, record: CallRecord) -> None:
+    activity = ctx.activity()  # a call that started the session is recorded in it
+    if activity is not None:
+        activity.call_ended(record)
 
 
 def schema(
