@@ -240,3 +240,36 @@ async def test_the_network_drawer_filters_and_shows_a_requests_details(bench: Be
         "the request's details",
     )
     assert "from=workbench" in detail
+
+
+async def test_a_person_allows_an_attach_request_from_the_consent_modal(bench: Bench) -> None:
+    async with tabwarden.launch(isolated=True, headless=True, name="someones-browser") as owner:
+        await owner.new_tab(bench.server.url("/index.html"))
+        assert owner.endpoint is not None
+        port = owner.endpoint.ws_url.split(":")[2].split("/")[0]
+        attacher = ToolContext(bench.manager, "agent-two")
+        attaching = asyncio.create_task(
+            call_tool(
+                attacher,
+                "browser_attach",
+                {"cdp_url": f"http://127.0.0.1:{port}", "timeout_ms": 30_000},
+            )
+        )
+        try:
+            await bench.until(
+                "!document.querySelector('[data-testid=consent-modal]').hidden", "the consent modal"
+            )
+            tabs = await bench.page(
+                "[...document.querySelectorAll('[data-testid=consent-tab]')]"
+                ".map((t) => t.innerText).join(' ')"
+            )
+            assert "/index.html" in tabs
+            await bench.viewer.click(await bench.ref('button "Allow"'))
+            result = await asyncio.wait_for(attaching, WAIT_S)
+            assert result.data["tabs"] >= 1
+            await bench.until(
+                "document.querySelector('[data-testid=consent-modal]').hidden", "the modal closed"
+            )
+        finally:
+            attaching.cancel()
+            await attacher.close()

@@ -126,6 +126,7 @@ class Workbench {
             "Reload the page; if this stays, the page and server come from different tabwarden versions.");
         }
         this.setSummaries(m.sessions);
+        for (const request of m.consent ?? []) this.consent.add(request);
       },
       sessions(m) { this.setSummaries(m.sessions); },
       thumbnail(m) { this.grid.setThumbnail(m.session, m.data); },
