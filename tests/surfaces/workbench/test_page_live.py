@@ -5,9 +5,12 @@ the workbench and checks what a person sees and does there."""
 from __future__ import annotations
 
 import asyncio
+import re
+import socket
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,12 +18,11 @@ import pytest_asyncio
 
 import tabwarden
 from tabwarden.manager import SessionManager
+from tabwarden.surfaces.workbench import Workbench, WorkbenchOptions
 from tabwarden.tab import Tab
 from tabwarden.tools.context import ToolContext
 from tabwarden.tools.registry import call_tool
 from tests.local_server import LocalServer
-
-workbench = pytest.importorskip("tabwarden.surfaces.workbench.server")
 
 pytestmark = pytest.mark.browser
 
@@ -31,9 +33,10 @@ WAIT_S = 30.0
 class Bench:
     manager: SessionManager
     agent: ToolContext
-    bench: Any
+    bench: Workbench
     viewer: Tab
     server: LocalServer
+    viewer_session: tabwarden.BrowserSession
 
     async def call(self, tool: str, **arguments: Any) -> str:
         return (await call_tool(self.agent, f"browser_{tool}", arguments)).text
@@ -55,13 +58,18 @@ class Bench:
             await asyncio.sleep(0.05)
 
     async def ref(self, role_and_name: str) -> str:
-        """The ref of the workbench's element with this role and name (``button "Take over"``)."""
+        """The ref of the workbench's element with this role and name (``button "Take over"``;
+        a name alone, ``"Live view"``, matches whatever role it is shown with)."""
+        any_role = r"[\w-]+"
+        role = any_role if role_and_name.startswith('"') else re.escape(role_and_name.split(" ")[0])
+        name = re.escape(role_and_name if role == any_role else role_and_name.split(" ", 1)[1])
+        # The element's own line, not one it covers ("[covered by button …]").
+        own_line = re.compile(rf"^\s*- {role} {name} \[ref=(e\d+)\]", re.MULTILINE)
         deadline = time.monotonic() + WAIT_S
         while True:
             text = str(await self.viewer.snapshot())
-            for line in text.splitlines():
-                if role_and_name in line and "[ref=" in line:
-                    return line.split("[ref=", 1)[1].split("]", 1)[0]
+            if found := own_line.search(text):
+                return found.group(1)
             assert time.monotonic() < deadline, f"no {role_and_name} in the workbench:\n{text}"
             await asyncio.sleep(0.1)
 
@@ -73,7 +81,7 @@ async def bench(server: LocalServer) -> AsyncIterator[Bench]:
     config.browser.headless = True
     async with (
         SessionManager(config) as manager,
-        workbench.Workbench() as served,
+        Workbench() as served,
         tabwarden.launch(isolated=True, headless=True, name="workbench-viewer") as viewer,
     ):
         served.watch_manager(manager)
@@ -81,7 +89,7 @@ async def bench(server: LocalServer) -> AsyncIterator[Bench]:
         await call_tool(agent, "browser_navigate", {"url": server.url("/workbench_target.html")})
         viewer_tab = await viewer.current_tab()
         await viewer_tab.navigate(f"{served.url}#/s/agent-one")
-        yield Bench(manager, agent, served, viewer_tab, server)
+        yield Bench(manager, agent, served, viewer_tab, server, viewer)
 
 
 async def element_box(tab: Tab, selector: str) -> dict[str, float]:
@@ -273,3 +281,86 @@ async def test_a_person_allows_an_attach_request_from_the_consent_modal(bench: B
         finally:
             attaching.cancel()
             await attacher.close()
+
+
+async def test_a_screenshot_with_a_box_and_a_note_is_saved(bench: Bench) -> None:
+    await bench.viewer.click(await bench.ref('button "Screenshot with note"'))
+    await bench.until(
+        "!document.querySelector('[data-testid=screenshot-modal]').hidden", "the screenshot modal"
+    )
+    await bench.viewer.fill(await bench.ref('textbox "Note"'), "This button is too small")
+    left, top, width, height = await bench.page(
+        "(() => { const r = document.querySelector('[data-testid=screenshot-canvas]')"
+        ".getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; })()"
+    )
+    start, end = (left + width * 0.1, top + height * 0.1), (left + width * 0.4, top + height * 0.3)
+    mouse = "Input.dispatchMouseEvent"
+    await bench.viewer.cdp(mouse, {"type": "mouseMoved", "x": start[0], "y": start[1]})
+    press = {"button": "left", "clickCount": 1}
+    await bench.viewer.cdp(mouse, {"type": "mousePressed", "x": start[0], "y": start[1], **press})
+    await bench.viewer.cdp(
+        mouse, {"type": "mouseMoved", "x": end[0], "y": end[1], "button": "left", "buttons": 1}
+    )
+    await bench.viewer.cdp(mouse, {"type": "mouseReleased", "x": end[0], "y": end[1], **press})
+    await bench.viewer.click(await bench.ref('button "Save"'))
+    shown = await bench.until(
+        "!document.querySelector('[data-testid=screenshot-path]').hidden"
+        " && document.querySelector('[data-testid=screenshot-path] code').textContent",
+        "the saved path",
+    )
+    saved = Path(shown)
+    assert saved.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+    assert saved.with_suffix(".txt").read_text(encoding="utf-8").strip() == (
+        "This button is too small"
+    )
+    # The box was drawn onto the image: its pixels differ from the frame's.
+    drawn = await bench.page(
+        "(() => { const c = document.querySelector('[data-testid=screenshot-canvas]');"
+        " const x = Math.round(c.width * 0.1), y = Math.round(c.height * 0.2);"
+        " return Array.from(c.getContext('2d').getImageData(x - 1, y, 3, 1).data); })()"
+    )
+    assert any(drawn[i] > 200 and drawn[i + 1] < 120 for i in range(0, len(drawn), 4)), drawn
+    await bench.viewer.click(await bench.ref('button "Close"'))
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+async def test_the_page_reconnects_and_says_when_its_token_is_refused(bench: Bench) -> None:
+    page = await bench.viewer_session.new_tab()
+    options = WorkbenchOptions(port=_free_port(), token="first-token")
+    session = await bench.agent.session()
+    status = "document.querySelector('[data-testid=connection-status]').dataset.state"
+
+    async def until(expression: str, what: str) -> Any:
+        deadline = time.monotonic() + WAIT_S
+        while not (value := (await page.evaluate(expression)).value):
+            assert time.monotonic() < deadline, f"the workbench never showed {what}"
+            await asyncio.sleep(0.05)
+        return value
+
+    try:
+        async with Workbench(options) as first:
+            first.watch_session(session)
+            await page.navigate(f"{first.url}#/s/agent-one")
+            await until("window.__workbench.frames > 0", "a frame")
+        await until(f"{status} === 'closed'", "the connection lost")
+        seen = (await page.evaluate("window.__workbench.frames")).value
+        async with Workbench(options) as again:
+            again.watch_session(session)
+            await until(f"{status} === 'open'", "the connection back")
+            await bench.call("scroll", direction="down")
+            await until(f"window.__workbench.frames > {seen}", "frames again, unasked")
+        options.token = "another-token"
+        async with Workbench(options):
+            await until(f"{status} === 'refused'", "the token refused")
+            hidden = await page.evaluate(
+                "document.querySelector('[data-testid=auth-error]').hidden"
+            )
+            assert hidden.value is False
+    finally:
+        await page.close()

@@ -11,6 +11,7 @@ import { TabStrip } from "./tabs.js";
 import { Timeline } from "./timeline.js";
 
 const PROTOCOL_VERSION = 1;
+const WATCH_RETRIES = 3;
 
 class Workbench {
   constructor(token) {
@@ -21,6 +22,9 @@ class Workbench {
     this.takenOver = false;
     this.ownTakeover = false; // this page asked to take over (input is taken from it only)
     this.overlayOn = true;
+    this.watchRetries = 0;
+    this.watchedTab = null; // the tab asked for in the last watch (null: the agent's)
+    this.framesAtWatch = 0;
 
     this.grid = new SessionGrid();
     this.live = new LiveView(this.conn);
@@ -106,7 +110,10 @@ class Workbench {
     this.watch(name, null);
   }
 
-  watch(name, tab) {
+  watch(name, tab, { retry = false } = {}) {
+    if (!retry) this.watchRetries = 0;
+    this.watchedTab = tab;
+    this.framesAtWatch = this.live.frames;
     this.conn.send({ type: "watch", session: name, tab });
     if (this.overlayOn === false) this.conn.send({ type: "overlay", on: false });
   }
@@ -194,8 +201,26 @@ class Workbench {
         this.dialogs.reset([]);
         this.live.waiting.textContent = "The session ended.";
       },
-      error(m) { toast(m.message, m.hint); },
+      error(m) {
+        toast(m.message, m.hint);
+        this.retryWatch();
+      },
     };
+  }
+
+  /** A watch that brought an error and no frame (the live view failed to start) is
+   * asked again, a few times, a little later each time. */
+  retryWatch() {
+    if (this.route.view !== "session" || this.live.frames > this.framesAtWatch) return;
+    if (this.watchRetries >= WATCH_RETRIES) return;
+    const session = this.route.session;
+    const delay = 500 * 2 ** this.watchRetries;
+    this.watchRetries += 1;
+    setTimeout(() => {
+      if (this.route.session === session && this.live.frames === this.framesAtWatch && this.conn.isOpen) {
+        this.watch(session, this.watchedTab, { retry: true });
+      }
+    }, delay);
   }
 
   /** A message about the session this page shows. Only a message naming another live
