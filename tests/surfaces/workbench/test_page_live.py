@@ -364,3 +364,34 @@ async def test_the_page_reconnects_and_says_when_its_token_is_refused(bench: Ben
             assert hidden.value is False
     finally:
         await page.close()
+
+
+async def test_the_live_view_follows_the_agent_to_the_tab_it_switches_to(bench: Bench) -> None:
+    await bench.until("window.__workbench.frames > 0", "a frame")
+    first = (await bench.agent_tab()).id
+    await bench.call("evaluate", expression=f"window.open({bench.server.url('/index.html')!r})")
+    tabs = await bench.until(
+        "document.querySelectorAll('[data-testid=tab-strip-tab]').length === 2"
+        " && [...document.querySelectorAll('[data-testid=tab-strip-tab]')]"
+        ".map((t) => t.dataset.tabId)",
+        "the popup in the tab strip",
+    )
+    popup = next(t for t in tabs if t != first)
+    assert await bench.page(
+        f"!!document.querySelector('[data-tab-id=\"{popup}\"] [data-testid=tab-opener]')"
+    )
+    await bench.call("switch_tab", tab_id=popup)
+    await bench.until(
+        f"document.querySelector('[data-testid=tab-strip-tab][aria-selected=true]').dataset.tabId"
+        f" === {popup!r} && document.querySelector('[data-testid=address-url]').value"
+        ".endsWith('/index.html')",
+        "the agent's new tab watched",
+    )
+    seen = await bench.page("window.__workbench.frames")
+    await bench.call("scroll", direction="down")
+    await bench.until(f"window.__workbench.frames > {seen}", "frames of the new tab")
+    await bench.call("close_tab", tab_id=popup)
+    await bench.call("switch_tab", tab_id=first)
+    await bench.until(
+        "document.querySelectorAll('[data-testid=tab-strip-tab]').length === 1", "one tab again"
+    )
