@@ -295,6 +295,12 @@ class Workbench {
       const result = await this.conn.request("takeover", { on });
       this.ownTakeover = typeof result.taken_over === "boolean" ? result.taken_over : on;
       this.personInControl(this.ownTakeover);
+      const shown = this.live.frameTab ?? this.tabs.watching;
+      if (this.ownTakeover && shown) {
+        // The browser takes input only in the tab it shows in front: bring the watched
+        // one there (a popup may have taken the front), as the tab the person now drives.
+        this.conn.request("switch_tab", { tab: shown }).catch((e) => toast(e.message, e.hint));
+      }
     } catch (error) {
       this.ownTakeover = before;
       toast(error.message, error.hint);
