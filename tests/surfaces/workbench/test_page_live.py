@@ -395,3 +395,20 @@ async def test_the_live_view_follows_the_agent_to_the_tab_it_switches_to(bench: 
     await bench.until(
         "document.querySelectorAll('[data-testid=tab-strip-tab]').length === 1", "one tab again"
     )
+
+
+async def test_an_executable_download_is_flagged_in_the_drawer(bench: Bench) -> None:
+    await bench.call("navigate", url=bench.server.url("/files_downloads.html"))
+    await bench.call("evaluate", expression="document.getElementById('setup').click()")
+    await bench.page("document.querySelector('[data-testid=diag-tab-downloads]').click()")
+    row = await bench.until(
+        "document.querySelector('[data-testid=download-row][data-executable=true]')?.innerText",
+        "the executable download",
+    )
+    assert "setup.exe" in row
+    assert "executable" in row
+    colour = await bench.page(
+        "getComputedStyle(document.querySelector('[data-testid=download-row]')).color"
+    )
+    normal = await bench.page("getComputedStyle(document.body).color")
+    assert colour != normal

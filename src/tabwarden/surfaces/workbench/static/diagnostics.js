@@ -5,7 +5,7 @@ import { byTestId, clockTime, formatBytes, formatDuration, h } from "./dom.js";
 
 const MAX_CONSOLE = 1000;
 const MAX_NETWORK = 1000;
-const LEVEL_RANK = { debug: 0, verbose: 0, log: 1, info: 1, warning: 2, warn: 2, error: 3 };
+const LEVEL_RANK = { debug: 0, verbose: 0, log: 1, info: 1, warning: 2, warn: 2, error: 3, exception: 3 };
 
 function stateText(state) {
   if (!state) return "unknown";
@@ -143,11 +143,13 @@ export class Diagnostics {
     const rows = this.console.filter((e) => (LEVEL_RANK[e.level] ?? 1) >= rank);
     const list = byTestId("console-rows");
     const atBottom = list.scrollTop + list.clientHeight >= list.scrollHeight - 4;
-    list.replaceChildren(...rows.map((e) => h("li", { "data-testid": "console-row", "data-level": e.level },
-      e.url ? h("span", { class: "where" }, `${e.url.split("/").pop() || e.url}${e.line != null ? `:${e.line}` : ""}`) : null,
-      h("span", { class: "muted" }, `${clockTime(e.at)} ${e.level} `), e.text)));
+    list.replaceChildren(...rows.map((e) => h("li", {
+      "data-testid": "console-row", "data-level": e.level, title: (e.stack ?? []).join("\n") || null,
+    },
+    e.url ? h("span", { class: "where", title: e.url }, `${e.url.split("/").pop() || e.url}${e.line > 0 ? `:${e.line}` : ""}`) : null,
+    h("span", { class: "muted" }, `${clockTime(e.at)} ${e.level} `), e.text)));
     if (atBottom) list.scrollTop = list.scrollHeight;
-    const errors = this.console.filter((e) => e.level === "error").length;
+    const errors = this.console.filter((e) => LEVEL_RANK[e.level] === 3).length;
     this.setCount("console", errors || "", errors > 0);
   }
 
@@ -219,13 +221,21 @@ export class Diagnostics {
   renderDownloads() {
     const list = byTestId("download-rows");
     const rows = [...this.downloads.values()];
-    list.replaceChildren(...rows.map((d) => h("li", {
-      class: `download-row${d.executable ? " executable" : ""}`, "data-testid": "download-row",
-      "data-executable": d.executable ? "true" : "false", "data-state": d.state,
-    },
-    d.executable ? h("span", { "data-testid": "download-executable" }, "⚠ executable file — ") : null,
-    `${d.filename || d.url}  ${d.state}  ${formatBytes(d.bytes)}${d.total ? ` / ${formatBytes(d.total)}` : ""}`,
-    d.path ? h("div", { class: "muted" }, d.path) : null)));
+    list.replaceChildren(...rows.map((d) => {
+      // The protocol's names, or those of the session's download records.
+      const name = d.filename || d.suggested_name || (d.path ? d.path.split(/[\\/]/).pop() : "") || d.url;
+      const done = d.bytes ?? d.received_bytes;
+      const total = d.total ?? d.total_bytes;
+      return h("li", {
+        class: `download-row${d.executable ? " executable" : ""}`, "data-testid": "download-row",
+        "data-executable": d.executable ? "true" : "false", "data-state": d.state,
+      },
+      d.executable ? h("span", { "data-testid": "download-executable" }, "⚠ executable file — ") : null,
+      `${name}  ${d.state ?? ""}  ${formatBytes(done)}${total ? ` / ${formatBytes(total)}` : ""}`,
+      (d.reasons ?? []).length ? h("div", {}, d.reasons.join("; ")) : null,
+      d.error ? h("div", { class: "error-text" }, d.error) : null,
+      h("div", { class: "muted" }, d.path || d.url));
+    }));
     if (!rows.length) list.append(h("li", { class: "muted" }, "No downloads."));
     this.setCount("downloads", rows.length || "", rows.some((d) => d.executable));
   }
