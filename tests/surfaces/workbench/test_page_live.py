@@ -153,6 +153,25 @@ async def test_the_agents_boxes_lie_on_the_elements_it_saw_even_scrolled(bench: 
     assert box["top"] == pytest.approx(live["top"] + expected["y"] * scale, abs=2)
     assert box["width"] == pytest.approx(expected["w"] * scale, abs=2)
     assert box["height"] == pytest.approx(expected["h"] * scale, abs=2)
+    # Hovering a box tells what the agent saw there.
+    centre = (box["left"] + box["width"] / 2, box["top"] + box["height"] / 2)
+    await bench.viewer.cdp(
+        "Input.dispatchMouseEvent", {"type": "mouseMoved", "x": centre[0], "y": centre[1]}
+    )
+    tooltip = await bench.until(
+        "!document.querySelector('[data-testid=overlay-tooltip]').hidden"
+        " && document.querySelector('[data-testid=overlay-tooltip]').innerText",
+        "the box's tooltip",
+    )
+    assert "button" in tooltip and "Lower button" in tooltip and lower_ref in tooltip
+    # The toggle hides the boxes, and brings them back.
+    await bench.viewer.click(await bench.ref('button "What the agent sees"'))
+    await bench.until("window.__workbench.overlayBoxes().every((b) => b.width === 0)", "no boxes")
+    await bench.viewer.click(await bench.ref('button "What the agent sees"'))
+    await bench.until(
+        f"window.__workbench.overlayBoxes().some((b) => b.ref === {lower_ref!r} && b.width > 0)",
+        "the boxes again",
+    )
     await tab.evaluate("scrollTo(0, 0)")
 
 
@@ -221,6 +240,16 @@ async def test_a_person_takes_over_types_into_the_page_and_hands_back(bench: Ben
     deadline = time.monotonic() + WAIT_S
     while (await tab.evaluate("document.getElementById('typed').value")).value != "hi there":
         assert time.monotonic() < deadline, "the typed text never reached the page"
+        await asyncio.sleep(0.05)
+    await bench.page(
+        "(() => { const data = new DataTransfer(); data.setData('text/plain', ', pasted');"
+        " document.querySelector('[data-testid=live-stage]').dispatchEvent("
+        "new ClipboardEvent('paste', {clipboardData: data, bubbles: true})); })()"
+    )
+    while (await tab.evaluate("document.getElementById('typed').value")).value != (
+        "hi there, pasted"
+    ):
+        assert time.monotonic() < deadline, "the pasted text never reached the page"
         await asyncio.sleep(0.05)
     await bench.viewer.click(await bench.ref('button "Hand back"'))
     await bench.until(
