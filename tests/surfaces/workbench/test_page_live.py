@@ -417,7 +417,7 @@ async def test_the_live_view_follows_the_agent_to_the_tab_it_switches_to(bench: 
         "the agent's new tab watched",
     )
     seen = await bench.page("window.__workbench.frames")
-    await bench.call("scroll", direction="down")
+    await bench.call("evaluate", expression="document.body.append('a change to paint')")
     await bench.until(f"window.__workbench.frames > {seen}", "frames of the new tab")
     await bench.call("close_tab", tab_id=popup)
     await bench.call("switch_tab", tab_id=first)
