@@ -441,3 +441,29 @@ async def test_an_executable_download_is_flagged_in_the_drawer(bench: Bench) -> 
     )
     normal = await bench.page("getComputedStyle(document.body).color")
     assert colour != normal
+
+
+async def test_the_page_says_when_the_watched_session_ends(bench: Bench) -> None:
+    brief = ToolContext(bench.manager, "brief-agent")
+    await call_tool(brief, "browser_navigate", {"url": bench.server.url("/index.html")})
+    page = await bench.viewer_session.new_tab()
+    try:
+        await page.navigate(f"{bench.bench.url}#/s/brief-agent")
+        deadline = time.monotonic() + WAIT_S
+        while not (await page.evaluate("window.__workbench.frames > 0")).value:
+            assert time.monotonic() < deadline, "no frame of the brief session"
+            await asyncio.sleep(0.05)
+        await bench.manager.close("brief-agent")
+        while not (
+            ended := (
+                await page.evaluate(
+                    "!document.querySelector('[data-testid=session-closed]').hidden"
+                    " && document.querySelector('[data-testid=session-closed]').innerText"
+                )
+            ).value
+        ):
+            assert time.monotonic() < deadline + WAIT_S, "the page never said the session ended"
+            await asyncio.sleep(0.05)
+        assert "ended" in ended
+    finally:
+        await page.close()
