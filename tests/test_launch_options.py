@@ -27,8 +27,10 @@ def test_each_option_sets_its_configuration_field(tmp_path: Path) -> None:
         allowed_origins="example.com, https://*.example.org",
         blocked_origins=("ads.example.com",),
         output_dir=tmp_path / "out",
+        backend="Browser_Use",
     )
     browser = config.browser
+    assert browser.backend == "browser-use"
     assert browser.proxy_server == "http://proxy:3128"
     assert browser.proxy_bypass == ["localhost", ".internal.test"]
     assert browser.ignore_https_errors is True
@@ -52,6 +54,7 @@ def test_each_option_sets_its_configuration_field(tmp_path: Path) -> None:
         "allowed_origins",
         "blocked_origins",
         "output_dir",
+        "backend",
     }
 
 
@@ -120,6 +123,7 @@ def test_permissions_and_device_from_the_environment() -> None:
         ("grant_permissions", "geolocation,telepathy", "--grant-permissions"),
         ("allowed_origins", "exa mple.com", "--allowed-origins (policy.allow)"),
         ("user_agent", "two\nlines", "--user-agent"),
+        ("backend", "nimbus", "unknown browser backend 'nimbus'"),
     ],
 )
 def test_a_bad_value_is_a_config_error_naming_the_option(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from .api import SessionStart, attach, launch
 from .backends.base import Backend, Endpoint
+from .backends.cloud import CloudBackend
 from .backends.external import AttachRequest, CDPEndpoint
 from .backends.local import LocalChromium, LocalOptions
 from .budget import Budget
@@ -31,6 +32,12 @@ from .errors import (
     Cancelled,
     CDPError,
     CDPTimeout,
+    CloudAuthError,
+    CloudCreateTimeout,
+    CloudError,
+    CloudQueued,
+    CloudQuotaError,
+    CloudServerError,
     ConfigError,
     ConnectionLost,
     ConsentRequired,
@@ -96,6 +103,13 @@ __all__ = [
     "CDPTimeout",
     "Cancelled",
     "ClosedDialog",
+    "CloudAuthError",
+    "CloudBackend",
+    "CloudCreateTimeout",
+    "CloudError",
+    "CloudQueued",
+    "CloudQuotaError",
+    "CloudServerError",
     "Config",
     "ConfigError",
     "ConnectionLost",

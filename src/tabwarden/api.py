@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .backends.base import Backend
+from pydantic import ValidationError
+
+from .backends.choice import backend_for, local_backend
 from .backends.external import CDPEndpoint, ConsentCheck
-from .backends.local import LocalChromium, LocalOptions
 from .config import Config, load_config
+from .errors import ConfigError
 from .launch_options import apply_launch_options
 from .session import BrowserSession
 
@@ -45,27 +47,6 @@ class SessionStart:
         return session
 
 
-def local_backend(config: Config, session_name: str = "default") -> Backend:
-    """The local Chromium backend configured by ``config.browser``."""
-    browser = config.browser
-    return LocalChromium(
-        LocalOptions(
-            executable=browser.executable,
-            headless=browser.headless,
-            isolated=browser.isolated,
-            workspace=browser.workspace,
-            data_dir=browser.data_dir,
-            session_name=session_name,
-            extra_args=tuple(browser.extra_args),
-            window_size=(browser.window_width, browser.window_height),
-            proxy_server=browser.proxy_server,
-            proxy_bypass=tuple(browser.proxy_bypass),
-            user_agent=browser.user_agent,
-            allow_foreign_profile=config.safety.allow_attach,
-        )
-    )
-
-
 def launch(
     *,
     isolated: bool | None = None,
@@ -88,10 +69,19 @@ def launch(
     allowed_origins: str | Sequence[str] | None = None,
     blocked_origins: str | Sequence[str] | None = None,
     output_dir: str | Path | None = None,
+    backend: str | None = None,
+    cloud: Mapping[str, Any] | None = None,
 ) -> SessionStart:
-    """Launch a local Chromium and return its session.
+    """Launch a browser and return its session: a local Chromium, or a cloud browser.
 
-    ``isolated=True`` uses a throwaway profile removed on close; otherwise the
+    ``backend`` (``browser.backend``): ``local`` (the default) launches Chromium here;
+    ``browserbase``, ``browser-use``, ``firecrawl``, ``steel`` create a browser through the
+    provider's API and ``cdp-template`` reaches one by ``cloud.url_template``
+    (docs/backends.md). ``cloud`` sets fields of the ``cloud`` configuration section for this
+    session: ``project_id``, ``region``, ``proxy``, ``stealth``, ``timeout_s``, ``profile``,
+    ``url_template``, ``api_url``, ``api_key_env`` (keys are best left in the environment).
+
+    Local only: ``isolated=True`` uses a throwaway profile removed on close; otherwise the
     persistent profile of this workspace (and session ``name``) is used.
     ``secrets_file``: a dotenv file whose values ``session.redactor`` replaces by
     their names. Unset arguments come from ``config`` (default:
@@ -119,7 +109,9 @@ def launch(
         allowed_origins=allowed_origins,
         blocked_origins=blocked_origins,
         output_dir=output_dir,
+        backend=backend,
     )
+    _apply_cloud(config, cloud or {})
     browser = config.browser
     if isolated is not None:
         browser.isolated = isolated
@@ -131,7 +123,7 @@ def launch(
         browser.workspace = Path(workspace)
     browser.extra_args = [*browser.extra_args, *args]
     return SessionStart(
-        lambda: BrowserSession(local_backend(config, name), name=name, config=config), timeout_ms
+        lambda: BrowserSession(backend_for(config, name), name=name, config=config), timeout_ms
     )
 
 
@@ -160,6 +152,18 @@ def attach(
         consent = config.safety.allow_attach
     backend = CDPEndpoint(cdp_url, consent=consent, needs_dialog_bridge=dialog_bridge)
     return SessionStart(lambda: BrowserSession(backend, name=name, config=config), timeout_ms)
+
+
+def _apply_cloud(config: Config, cloud: Mapping[str, Any]) -> None:
+    for key, value in cloud.items():
+        if key not in type(config.cloud).model_fields:
+            known = ", ".join(type(config.cloud).model_fields)
+            raise ConfigError(f"cloud has no setting {key!r}", hint=f"the settings: {known}")
+        try:
+            setattr(config.cloud, key, value)
+        except ValidationError as exc:
+            problems = "; ".join(str(error["msg"]) for error in exc.errors())
+            raise ConfigError(f"cloud.{key}: {problems}") from None
 
 
 def _configured(config: Config | None, secrets_file: str | Path | None) -> Config:

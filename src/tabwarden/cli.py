@@ -553,6 +553,16 @@ _OutputDirOption = Annotated[
         "workspace).",
     ),
 ]
+_BackendOption = Annotated[
+    str | None,
+    typer.Option(
+        "--backend",
+        metavar="NAME",
+        help="Where the browser comes from (browser.backend): local, browserbase, browser-use, "
+        "firecrawl, steel or cdp-template; cloud settings in the config's cloud section "
+        "(docs/backends.md).",
+    ),
+]
 _UserAgentOption = Annotated[
     str | None,
     typer.Option("--user-agent", metavar="UA", help="The browser's User-Agent string."),
@@ -678,6 +688,7 @@ def mcp_command(
             "is printed on stderr at start).",
         ),
     ] = True,
+    backend: _BackendOption = None,
 ) -> None:
     """Run the MCP server (stdio by default, or HTTP)."""
     config = load_config(config_file)
@@ -694,6 +705,7 @@ def mcp_command(
         allowed_origins=allowed_origins_policy,
         blocked_origins=blocked_origins,
         output_dir=output_dir,
+        backend=backend,
     )
     _apply_browser_flags(
         config,
@@ -859,6 +871,7 @@ def daemon_run(
     allowed_origins: _AllowedOriginsOption = None,
     blocked_origins: _BlockedOriginsOption = None,
     output_dir: _OutputDirOption = None,
+    backend: _BackendOption = None,
 ) -> None:
     """Run a session's daemon in the foreground (tool commands start it by themselves)."""
     logging.basicConfig(
@@ -878,6 +891,7 @@ def daemon_run(
         "allowed_origins": allowed_origins,
         "blocked_origins": blocked_origins,
         "output_dir": output_dir,
+        "backend": backend,
     }
     config = None
     launch_given = any(value not in (None, False) for value in launch.values())

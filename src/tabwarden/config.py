@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from .diagnostics.emulation import find_device
 from .diagnostics.permissions import protocol_permissions
@@ -28,9 +28,11 @@ from .tool_groups import DEFAULT_GROUPS, GROUPS, parse_groups
 
 __all__ = [
     "BrowserConfig",
+    "CloudConfig",
     "Config",
     "DiagnosticsConfig",
     "FilesConfig",
+    "GridConfig",
     "PolicyConfig",
     "SafetyConfig",
     "TimeoutConfig",
@@ -71,7 +73,61 @@ def _text_words(text: str) -> list[object]:
     return [word.strip() for word in text.replace(";", ",").split(",") if word.strip()]
 
 
+class GridConfig(_Section):
+    """A Selenium Grid 4 that browsers come from (backends/grid.py; docs/grid.md)."""
+
+    url: str | None = Field(
+        None,
+        description="The Grid's address (`http://grid-host:4444`, with its sub-path if it "
+        "has one). Sessions on it ask the Grid for a Chrome, drive it over the Grid's CDP "
+        "proxy and give it back on close.",
+    )
+    capabilities: dict[str, Any] = Field(
+        default_factory=dict,
+        description="More W3C capabilities for each new session, merged into tabwarden's own "
+        "(`browserName: chrome`, `webSocketUrl: true`, `goog:chromeOptions` with headless "
+        "and window-size switches): mappings are merged, `goog:chromeOptions.args` appended, "
+        "other values replace tabwarden's (`platformName`, `browserVersion`, "
+        "`goog:chromeOptions.binary`, `se:…` keys).",
+    )
+    max_sessions: int = Field(
+        4,
+        ge=1,
+        le=1000,
+        description="Sessions this process may hold on the Grid at once; one more fails at "
+        "once, saying so, instead of queueing behind the others.",
+    )
+    session_timeout: float = Field(
+        300,
+        gt=0,
+        le=3600,
+        description="Seconds a new-session request may stay unanswered. A start waits "
+        "for it within its own timeout (timeouts.launch_ms); one the start gave up on is "
+        "still awaited this long, so a session the Grid creates late is deleted at once. "
+        "Set it at least to the Grid's --session-request-timeout.",
+    )
+
+    @field_validator("url", mode="before")
+    @classmethod
+    def _url(cls, value: object) -> object:
+        if isinstance(value, str):
+            value = value.strip().rstrip("/")
+            if not value:
+                return None
+            if not value.startswith(("http://", "https://")):
+                raise ValueError("must be an http:// or https:// URL, e.g. http://localhost:4444")
+        return value
+
+
 class BrowserConfig(_Section):
+    backend: str = Field(
+        "local",
+        description="Where the browser comes from: local (launch Chromium here), "
+        "browserbase, browser-use, firecrawl, steel (a cloud browser created through the "
+        "provider's API), cdp-template (any CDP service reached by `cloud.url_template`), or "
+        "grid (a Chrome from the Selenium Grid 4 at `browser.grid.url`, docs/grid.md). "
+        "The cloud section holds the providers' settings (docs/backends.md). Also --backend.",
+    )
     executable: str | None = Field(
         None,
         description="Path or name of the Chromium-based browser to launch ($TABWARDEN_CHROME "
@@ -189,6 +245,20 @@ class BrowserConfig(_Section):
         description="Permissions granted to every site without a prompt: geolocation, "
         "notifications, clipboard-read, clipboard-write, camera, microphone, midi…",
     )
+    grid: GridConfig = Field(
+        default_factory=GridConfig,
+        description="A Selenium Grid to take browsers from (its keys follow).",
+    )
+
+    @field_validator("backend", mode="before")
+    @classmethod
+    def _backend(cls, value: object) -> object:
+        if isinstance(value, str):
+            name = value.strip().lower().replace("_", "-")
+            if not name or any(not (c.isalnum() or c == "-") for c in name):
+                raise ValueError("must be a backend name such as local or browserbase")
+            return name
+        return value
 
     @field_validator("proxy_bypass", "init_scripts", mode="before")
     @classmethod
@@ -424,8 +494,73 @@ class WorkbenchConfig(_Section):
     )
 
 
+class CloudConfig(_Section):
+    """Settings of a cloud browser provider (``browser.backend``; docs/backends.md). A
+    setting the chosen provider does not take is logged and left out."""
+
+    api_key: SecretStr | None = Field(
+        None,
+        description="The provider's API key (or a CDP service's token). Better left unset: "
+        "it is read from the environment variable `api_key_env` names.",
+    )
+    api_key_env: str | None = Field(
+        None,
+        description="The environment variable holding the key. Unset: the provider's own "
+        "(BROWSERBASE_API_KEY, BROWSER_USE_API_KEY, FIRECRAWL_API_KEY, STEEL_API_KEY, "
+        "TABWARDEN_CDP_TOKEN for cdp-template).",
+    )
+    api_url: str | None = Field(
+        None,
+        description="The provider's API base URL, for a self-hosted or regional API "
+        "(default: the provider's public one).",
+    )
+    project_id: str | None = Field(
+        None,
+        description="Browserbase: the project (default: $BROWSERBASE_PROJECT_ID, else the "
+        "one of the API key).",
+    )
+    region: str | None = Field(
+        None, description="Where the browser runs (Browserbase: us-west-2…; Steel: lax…)."
+    )
+    proxy: str | None = Field(
+        None,
+        description="`on`: the provider's own proxies; a two-letter country code: its proxies "
+        "in that country (Browser Use); an http(s) URL: your proxy (Browserbase, Steel).",
+    )
+    stealth: bool = Field(
+        False,
+        description="Ask for the provider's anti-bot measures (Browserbase advanced "
+        "stealth, Steel's stealth settings).",
+    )
+    timeout_s: float | None = Field(
+        None,
+        gt=0,
+        le=86_400,
+        description="How long the provider keeps the browser at most, in seconds (default: "
+        "the provider's).",
+    )
+    profile: str | None = Field(
+        None,
+        description="A persistent profile kept by the provider: a Browserbase context id, a "
+        "Browser Use profile id, a Firecrawl profile name.",
+    )
+    url_template: str | None = Field(
+        None,
+        description="cdp-template: the CDP URL with `{token}` for the key, e.g. "
+        "`wss://production-sfo.browserless.io/?token={token}`.",
+    )
+
+    @field_validator("api_url", "url_template", "proxy", "profile", "region", "project_id")
+    @classmethod
+    def _one_line(cls, value: str | None) -> str | None:
+        if value is not None and any(ord(ch) < 32 for ch in value):
+            raise ValueError("must be one line without control characters")
+        return value.strip() or None if value is not None else None
+
+
 class Config(_Section):
     browser: BrowserConfig = Field(default_factory=BrowserConfig)
+    cloud: CloudConfig = Field(default_factory=CloudConfig)
     timeouts: TimeoutConfig = Field(default_factory=TimeoutConfig)
     safety: SafetyConfig = Field(default_factory=SafetyConfig)
     policy: PolicyConfig = Field(default_factory=PolicyConfig)
@@ -495,7 +630,19 @@ def _merge_env(data: dict[str, Any], env: Mapping[str, str]) -> None:
         target = data.setdefault(section, {})
         if not isinstance(target, dict):
             raise ConfigError(f"config section {section!r} must be a mapping")
-        target[key] = _env_list(name, value) if key == "extra_args" else value
+        # A key of a sub-section: TABWARDEN_BROWSER__GRID__URL is browser.grid.url.
+        while "__" in key:
+            part, _, key = key.partition("__")
+            section = f"{section}.{part}"
+            target = target.setdefault(part, {})
+            if not isinstance(target, dict):
+                raise ConfigError(f"config section {section!r} must be a mapping")
+        if key == "extra_args":
+            target[key] = _env_list(name, value)
+        elif key == "capabilities":
+            target[key] = _env_mapping(name, value)
+        else:
+            target[key] = value
 
 
 def _env_list(name: str, value: str) -> Any:
@@ -506,6 +653,17 @@ def _env_list(name: str, value: str) -> Any:
         raise ConfigError(
             f"{name} (browser.extra_args) is not a valid YAML list: {value!r}",
             hint='write it as ["--flag-one", "--flag-two"]',
+        ) from None
+
+
+def _env_mapping(name: str, value: str) -> Any:
+    """A mapping in an environment variable, written as YAML or JSON: ``{"a": 1}``."""
+    try:
+        return yaml.safe_load(value)
+    except yaml.YAMLError:
+        raise ConfigError(
+            f"{name} is not a valid YAML mapping: {value!r}",
+            hint='write it as {"platformName": "linux"}',
         ) from None
 
 
@@ -527,11 +685,28 @@ def config_reference() -> str:
         "`TABWARDEN_POLICY__ALLOW='example.com;*.example.org'`).",
         "Unknown keys are errors.",
     ]
-    for section, field_info in Config.model_fields.items():
-        model = field_info.default_factory
-        assert isinstance(model, type) and issubclass(model, BaseModel)
+    sections = [(name, _section_model(info)) for name, info in Config.model_fields.items()]
+    while sections:
+        section, model = sections.pop(0)
         lines += ["", f"## `{section}`", "", "| key | default | meaning |", "|---|---|---|"]
+        inner = []
         for key, info in model.model_fields.items():
+            if _is_section(info.default_factory):
+                inner.append((f"{section}.{key}", _section_model(info)))
+                lines.append(f"| `{key}` | (section) | {info.description or ''} |")
+                continue
             default = info.get_default(call_default_factory=True)
             lines.append(f"| `{key}` | `{default!r}` | {info.description or ''} |")
+        sections[:0] = inner
     return "\n".join(lines) + "\n"
+
+
+def _is_section(factory: object) -> bool:
+    return isinstance(factory, type) and issubclass(factory, BaseModel)
+
+
+def _section_model(info: Any) -> type[BaseModel]:
+    model = info.default_factory
+    assert _is_section(model)
+    result: type[BaseModel] = model
+    return result

@@ -23,6 +23,14 @@ Every error a caller can see derives from :class:`TabwardenError` and carries a
         * :class:`ProfileInUse`
         * :class:`EndpointError` — an attach endpoint cannot be reached or read
         * :class:`ConsentRequired` — attaching needs the user's consent first
+        * :class:`CloudError` — a cloud browser provider refused or failed a request
+            * :class:`CloudAuthError` — the API key is missing or refused (401, 403)
+            * :class:`CloudQuotaError` — payment or quota needed (402)
+            * :class:`CloudServerError` — the provider failed (5xx) or answered nonsense
+            * :class:`CloudQueued` (also a :class:`DeadlineExceeded`) — still rate-limited
+              (429) when the call's budget ran out
+            * :class:`CloudCreateTimeout` (also a :class:`DeadlineExceeded`) — creating
+              the browser outlived the call's budget
     * :class:`SessionError`
         * :class:`SessionClosed`
         * :class:`SessionNotFound`
@@ -64,6 +72,12 @@ __all__ = [
     "CDPError",
     "CDPTimeout",
     "Cancelled",
+    "CloudAuthError",
+    "CloudCreateTimeout",
+    "CloudError",
+    "CloudQueued",
+    "CloudQuotaError",
+    "CloudServerError",
     "ConfigError",
     "ConnectionLost",
     "ConsentRequired",
@@ -243,6 +257,44 @@ class EndpointError(BrowserError):
 
 class ConsentRequired(BrowserError):
     default_hint = "attaching to this browser needs the user's explicit consent"
+
+
+class CloudError(BrowserError):
+    """A cloud browser provider refused or failed a request (docs/backends.md)."""
+
+    default_hint = "see docs/backends.md for the provider's settings"
+
+
+class CloudAuthError(CloudError):
+    """The provider's API key is missing or was refused (HTTP 401 or 403)."""
+
+
+class CloudQuotaError(CloudError):
+    """The provider wants payment, or the plan's quota is used up (HTTP 402)."""
+
+    default_hint = "check the provider's billing page or plan limits, then retry"
+
+
+class CloudServerError(CloudError):
+    """The provider failed (HTTP 5xx) or answered something tabwarden cannot read."""
+
+    default_hint = "the provider has a problem of its own: retry later, or check its status page"
+
+
+class CloudQueued(CloudError, DeadlineExceeded):
+    """The provider kept answering 429 (too many requests, or queued) until the budget ran out."""
+
+    default_hint = (
+        "the plan's concurrent browsers may all be in use: close other sessions, retry "
+        "later, or give the call a longer timeout"
+    )
+
+
+class CloudCreateTimeout(CloudError, DeadlineExceeded):
+    """Creating a cloud browser took longer than the call's budget. A browser the provider
+    creates after that is released as soon as its answer arrives."""
+
+    default_hint = "retry with a longer timeout (timeouts.launch_ms), or try another region"
 
 
 class PolicyDenied(TabwardenError):

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from .backends.choice import check_backend
 from .config import Config
 from .errors import ConfigError
 
@@ -49,6 +50,7 @@ LAUNCH_OPTIONS: tuple[LaunchOption, ...] = (
     LaunchOption("allowed_origins", "policy", "allow"),
     LaunchOption("blocked_origins", "policy", "deny"),
     LaunchOption("output_dir", "files", "output_dir"),
+    LaunchOption("backend", "browser", "backend"),
 )
 _BY_NAME = {option.name: option for option in LAUNCH_OPTIONS}
 
@@ -67,6 +69,7 @@ def apply_launch_options(
     allowed_origins: str | Sequence[str] | None = None,
     blocked_origins: str | Sequence[str] | None = None,
     output_dir: PathLike | None = None,
+    backend: str | None = None,
 ) -> None:
     """Set the configuration fields of the options given (None: leave it as configured).
 
@@ -86,6 +89,7 @@ def apply_launch_options(
         "allowed_origins": allowed_origins,
         "blocked_origins": blocked_origins,
         "output_dir": output_dir,
+        "backend": backend,
     }
     for name, value in given.items():
         if value is not None:
@@ -93,7 +97,10 @@ def apply_launch_options(
 
 
 def _plain(name: str, value: object) -> object:
-    """The value as the configuration takes it: files resolved from the current folder."""
+    """The value as the configuration takes it: files resolved from the current folder,
+    a backend name known."""
+    if name == "backend" and isinstance(value, str):
+        return check_backend(value.strip().lower().replace("_", "-"))
     if name == "storage_state":
         return _resolved(value)
     if name == "init_scripts":

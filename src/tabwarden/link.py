@@ -104,6 +104,10 @@ class BrowserLink:
 
     async def ensure(self, budget: Budget) -> None:
         """A live connection: as it is, reconnected (waited for), or a relaunched browser."""
+        if self.connected and self._backend.owns_browser and self._backend.exit_status():
+            # The browser ended while its socket stays open (a Grid's CDP proxy keeps it):
+            # closed here, it is the loss the socket did not report, and is relaunched.
+            await self.connection.close()
         if self.connected:
             return
         reconnecting = self._reconnecting
@@ -169,7 +173,9 @@ class BrowserLink:
             self._backend.reconnect(budget) if again else self._backend.start(budget)
         )
         try:
-            connection = await CDPConnection.connect(self.endpoint.ws_url, budget)
+            connection = await CDPConnection.connect(
+                self.endpoint.ws_url, budget, shown_url=self.endpoint.shown_url
+            )
         except BaseException:
             if not again:
                 await self._backend.close()
@@ -190,7 +196,7 @@ class BrowserLink:
             self._connection = None
             raise
         logger.info(
-            "session %r connected to %s (%s)", self._name, self.product, self.endpoint.ws_url
+            "session %r connected to %s (%s)", self._name, self.product, self.endpoint.shown_url
         )
 
     def _note_loss(self, reason: str) -> None:
@@ -206,7 +212,7 @@ class BrowserLink:
             status = self._backend.exit_status() or "went away"
             return BrowserCrashed(f"{method}: the browser of session {self._name!r} {status}")
         return ConnectionLost(
-            f"{method}: lost the connection to {self.endpoint and self.endpoint.ws_url}"
+            f"{method}: lost the connection to {self.endpoint and self.endpoint.shown_url}"
         )
 
     def _on_closed(self, connection: CDPConnection) -> None:

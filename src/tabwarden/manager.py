@@ -14,8 +14,8 @@ import re
 import time
 from collections.abc import Awaitable, Callable
 
-from .api import local_backend
 from .backends.base import Backend
+from .backends.choice import backend_for
 from .backends.external import AttachRequest, CDPEndpoint, ConsentCheck
 from .budget import Budget
 from .config import Config, load_config
@@ -47,6 +47,9 @@ class SessionManager:
         self._sessions: dict[str, BrowserSession] = {}
         self._creating: dict[str, asyncio.Lock] = {}
         self._reaper: asyncio.Task[None] | None = None
+        self._reaping: set[asyncio.Task[None]] = set()
+        """Closes the reaper started: they finish even when the manager closes meanwhile
+        (a browser half closed would stay running, a cloud browser unreleased)."""
         self._closed = False
         self.reaped: list[str] = []
         """Names of sessions closed for inactivity, oldest first (for logs and tests)."""
@@ -147,6 +150,8 @@ class SessionManager:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._reaper
             self._reaper = None
+        if self._reaping:
+            await asyncio.gather(*self._reaping, return_exceptions=True)
         sessions, self._sessions = list(self._sessions.values()), {}
         results = await asyncio.gather(*(s.close() for s in sessions), return_exceptions=True)
         for session, result in zip(sessions, results, strict=True):
@@ -174,7 +179,12 @@ class SessionManager:
                 "closing session %r after %.0f s without use", name, now - session.last_used
             )
             self.reaped.append(name)
-            await session.close()
+            closing = asyncio.get_running_loop().create_task(
+                session.close(), name=f"tabwarden-reap-{name}"
+            )
+            self._reaping.add(closing)
+            closing.add_done_callback(self._reaping.discard)
+            await asyncio.shield(closing)
         if idle:
             self._changed()
         return idle
@@ -198,12 +208,13 @@ class SessionManager:
 def _same_endpoint(session: BrowserSession, cdp_url: str | None) -> bool:
     backend = session.backend
     if cdp_url is None:
-        return backend.owns_browser
+        return not isinstance(backend, CDPEndpoint)
     return isinstance(backend, CDPEndpoint) and backend.cdp_url == cdp_url
 
 
 def _default_backend(name: str, config: Config) -> Backend:
-    return local_backend(config, name)
+    """The backend ``browser.backend`` names (backends/choice.py)."""
+    return backend_for(config, name)
 
 
 def _check_name(name: str) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 
 import typer
 
+from .backends.cloud.matrix import MATRIX_PATH, matrix_markdown
 from .config import Config, config_reference
 from .surfaces.mcp import tool_definition
 from .tool_groups import CONFIG_KEY, DEFAULT_GROUPS, GROUPS
@@ -113,6 +114,7 @@ def generate() -> dict[str, str]:
         "docs/reference/tools.md": tools_reference(),
         "docs/reference/config.md": config_reference(),
         "docs/reference/cli.md": cli_reference(),
+        MATRIX_PATH: matrix_markdown(),
     }
 
 

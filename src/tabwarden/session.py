@@ -177,6 +177,7 @@ class BrowserSession:
         return self._registry.active_tab()
 
     @property
+    @engine_side
     def activity(self) -> SessionActivity:
         """What the session does, as it happens: events for watchers (the workbench) and
         the timeline of calls (activity.py)."""
@@ -239,7 +240,10 @@ class BrowserSession:
             await self._save_files_on_close()
             if self.connected and not self.backend.owns_browser:
                 await self._close_own_tabs()
-            elif self.connected:
+            elif self.connected and self.endpoint is not None and self.endpoint.pid is not None:
+                # A browser on this machine saves its profile as it closes. A remote one
+                # (a Grid's) is ended by its backend; its proxy may keep the socket open
+                # after Browser.close, so waiting for the socket to close would only stall.
                 await self._link.close_browser(Budget(_SETUP_S))
             await self._tasks.close()
             await self._link.close()
@@ -479,6 +483,7 @@ class BrowserSession:
                 granted=services.granted_permissions,
             )
             notes = [*emulation.change_notes(old, new), *notes]
+            services.activity.publish("emulation", {"state": new.to_dict()})
             return EmulationResult(new, tuple(notes), own_viewport=own)
 
     async def save_storage_state(
@@ -533,9 +538,11 @@ class BrowserSession:
         DevTools Performance panel records; ``screenshots`` adds filmstrip frames).
         One trace at a time per session; ``trace_stop`` saves it."""
         async with self.operation(timeout_ms, "action") as budget:
-            return await self._trace.start(
+            started = await self._trace.start(
                 self._browser_cdp(), budget, categories=categories, screenshots=screenshots
             )
+        self._capturing("trace")
+        return started
 
     async def trace_stop(
         self, path: str | None = None, *, timeout_ms: float | None = None
@@ -543,8 +550,11 @@ class BrowserSession:
         """Stop the trace and save it as JSON in the workspace's ``traces`` folder
         (``path``: a file name there, or a path inside the workspace); Chrome DevTools
         and Perfetto open it."""
-        async with self.operation(timeout_ms, "wait") as budget:
-            return await self._trace.stop(self._browser_cdp(), self.paths, path, budget)
+        try:
+            async with self.operation(timeout_ms, "wait") as budget:
+                return await self._trace.stop(self._browser_cdp(), self.paths, path, budget)
+        finally:
+            self._capturing("trace")
 
     async def record_stop(
         self,
@@ -564,7 +574,14 @@ class BrowserSession:
                     tab_id = self.get_tab(tab_id).id  # a CDP target id
             active = self._registry.active()
             chosen = recordings.chosen(tab_id, active.id if active is not None else None)
-            return await recordings.save(chosen, path, format, budget)
+            try:
+                return await recordings.save(chosen, path, format, budget)
+            finally:
+                self._capturing("recording")
+
+    def _capturing(self, kind: str) -> None:
+        """Tell watchers whether a trace or a recording runs now."""
+        self._services.activity.publish(kind, {"state": {"active": self.watch_flags()[kind]}})
 
     async def _save_files_on_close(self) -> None:
         """A trace or recording still running when the session closes is saved first;

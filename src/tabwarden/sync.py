@@ -13,7 +13,7 @@ Every call runs on one event-loop thread that lives as long as the process
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, Self
 
@@ -37,7 +37,7 @@ from .diagnostics.storage import StorageResult
 from .diagnostics.trace import TraceFile, TraceStarted
 from .errors import TabCrashed
 from .frames import FrameRegistry
-from .manager import BackendFactory
+from .manager import AskPerson, BackendFactory
 from .manager import SessionManager as AsyncSessionManager
 from .metrics import Metrics
 from .navigation import NavigationResult
@@ -738,6 +738,12 @@ class BrowserSession(Facade[AsyncBrowserSession]):
         return unwrap(self).product
 
     @property
+    def profile_kind(self) -> str:
+        """``workspace`` (a persistent profile), ``throwaway`` (removed on close), or
+        ``attached`` (a browser someone else started: their profile)."""
+        return unwrap(self).profile_kind
+
+    @property
     def redactor(self) -> Redactor:
         """Removes secrets from text and values meant for a model (``safety`` config)."""
         return unwrap(self).redactor
@@ -856,6 +862,15 @@ class BrowserSession(Facade[AsyncBrowserSession]):
         """A tab by its id (``t3``) or its CDP target id."""
         return wrap(Tab, unwrap(self).get_tab(tab_id))
 
+    def known_downloads(self) -> tuple[Download, ...]:
+        """The session's downloads as last reported (no wait, no call to the browser)."""
+        return unwrap(self).known_downloads()
+
+    def known_tabs(self) -> list[Tab]:
+        """The open tabs as the session knows them now, from the browser's target events
+        (no call to the browser: see ``tabs()`` for a fresh list)."""
+        return wrap_list(Tab, unwrap(self).known_tabs())
+
     def load_storage_state(self, file: str, *, timeout_ms: float | None = None) -> StorageResult:
         """Load a storage state file (Playwright's format, from the workspace or an
         allowed folder): its cookies, and each origin's localStorage, written through a
@@ -948,6 +963,11 @@ class BrowserSession(Facade[AsyncBrowserSession]):
         page, so a tab that is busy or blocked by a dialog cannot hold it up."""
         return wrap_list(Tab, run(unwrap(self).tabs(timeout_ms=timeout_ms)))
 
+    def take_person_notice(self) -> str:
+        """Once after a person acted in tabs of this session (from the workbench) since the
+        agent's last snapshot of them: which tabs and what they did (empty otherwise)."""
+        return unwrap(self).take_person_notice()
+
     def take_relaunch_notice(self) -> Relaunch | None:
         """The relaunch the caller has not been told about yet, once: after the browser
         went away, the first call that asks gets it (snapshot headers and tool results
@@ -977,6 +997,10 @@ class BrowserSession(Facade[AsyncBrowserSession]):
         and Perfetto open it."""
         return run(unwrap(self).trace_stop(path, timeout_ms=timeout_ms))
 
+    def watch_flags(self) -> dict[str, bool]:
+        """What is being captured now: a trace, and screencast recordings."""
+        return unwrap(self).watch_flags()
+
 
 class SessionManager(Facade[AsyncSessionManager]):
     """Named sessions with idle cleanup. Use as ``async with SessionManager() as manager``."""
@@ -996,8 +1020,19 @@ class SessionManager(Facade[AsyncSessionManager]):
         self.close_all()
 
     @property
+    def ask_person(self) -> AskPerson | None:
+        """Where an attach request without consent is shown to a person (the workbench
+        sets it); None: it is refused at once with what the browser holds."""
+        return unwrap(self).ask_person
+
+    @property
     def config(self) -> Config:
         return unwrap(self).config
+
+    @property
+    def on_change(self) -> list[Callable[[], None]]:
+        """Told when a session starts or closes (the workbench's session list)."""
+        return unwrap(self).on_change
 
     @property
     def reaped(self) -> list[str]:
@@ -1041,6 +1076,10 @@ class SessionManager(Facade[AsyncSessionManager]):
         """Close sessions unused for longer than the inactivity timeout; returns their names."""
         return run(unwrap(self).reap_idle())
 
+    def sessions(self) -> list[BrowserSession]:
+        """The open sessions, in the order they started."""
+        return wrap_list(BrowserSession, unwrap(self).sessions())
+
 
 def launch(
     *,
@@ -1064,12 +1103,21 @@ def launch(
     allowed_origins: str | Sequence[str] | None = None,
     blocked_origins: str | Sequence[str] | None = None,
     output_dir: str | Path | None = None,
+    backend: str | None = None,
+    cloud: Mapping[str, Any] | None = None,
 ) -> BrowserSession:
-    """Launch a local Chromium; returns its started session (use it with ``with``).
+    """Launch a browser (local or cloud); returns its started session (use it with ``with``).
 
-    Launch a local Chromium and return its session.
+    Launch a browser and return its session: a local Chromium, or a cloud browser.
 
-    ``isolated=True`` uses a throwaway profile removed on close; otherwise the
+    ``backend`` (``browser.backend``): ``local`` (the default) launches Chromium here;
+    ``browserbase``, ``browser-use``, ``firecrawl``, ``steel`` create a browser through the
+    provider's API and ``cdp-template`` reaches one by ``cloud.url_template``
+    (docs/backends.md). ``cloud`` sets fields of the ``cloud`` configuration section for this
+    session: ``project_id``, ``region``, ``proxy``, ``stealth``, ``timeout_s``, ``profile``,
+    ``url_template``, ``api_url``, ``api_key_env`` (keys are best left in the environment).
+
+    Local only: ``isolated=True`` uses a throwaway profile removed on close; otherwise the
     persistent profile of this workspace (and session ``name``) is used.
     ``secrets_file``: a dotenv file whose values ``session.redactor`` replaces by
     their names. Unset arguments come from ``config`` (default:
@@ -1103,6 +1151,8 @@ def launch(
         allowed_origins=allowed_origins,
         blocked_origins=blocked_origins,
         output_dir=output_dir,
+        backend=backend,
+        cloud=cloud,
     )
     return wrap(BrowserSession, run(awaited(start)))
 

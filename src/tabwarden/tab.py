@@ -787,7 +787,7 @@ class Tab:
         async with self._page.call(timeout_ms, "action") as budget:
             # A background tab paints nothing, so it would send no frames.
             await self._page.services.bring_to_front(self._page, budget)
-            return await self._page.services.recordings.start(
+            started = await self._page.services.recordings.start(
                 self.id,
                 self._page.screencast,
                 budget,
@@ -796,6 +796,8 @@ class Tab:
                 max_height=max_height,
                 every_nth_frame=every_nth_frame,
             )
+        self._page.services.activity.publish("recording", {"state": {"active": True}}, self.id)
+        return started
 
     async def record_stop(
         self,

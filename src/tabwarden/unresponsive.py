@@ -112,7 +112,7 @@ def _browser_stuck(
             f"`kill -CONT {pid}`, then retry",
         )
     if not browser.owns_browser:
-        where = browser.endpoint.ws_url if browser.endpoint is not None else "its endpoint"
+        where = browser.endpoint.shown_url if browser.endpoint is not None else "its endpoint"
         return BrowserNotResponding(
             message,
             hint=f"check the browser at {where} (busy, or paused in a debugger?); retry "

@@ -258,3 +258,24 @@ def test_kill_process_group_of_missing_process_is_harmless() -> None:
     proc = subprocess.Popen([sys.executable, "-c", "pass"])
     proc.wait()
     kill_process_group(proc.pid)  # must not raise
+
+
+def test_exit_actions_run_once_at_reap_and_removed_ones_never() -> None:
+    from tabwarden.backends.reaper import Reaper
+
+    ran: list[str] = []
+    registry = Reaper()
+
+    def failing() -> None:
+        ran.append("failing")
+        raise RuntimeError("the provider is down")
+
+    registry.add_exit_action(lambda: ran.append("release a"))
+    registry.add_exit_action(failing)
+    removed = lambda: ran.append("removed")  # noqa: E731
+    registry.add_exit_action(removed)
+    registry.remove_exit_action(removed)
+    registry.add_exit_action(lambda: ran.append("release b"))
+    registry.reap_all()  # a failing action does not stop the others
+    registry.reap_all()
+    assert ran == ["release a", "failing", "release b"]

@@ -77,6 +77,11 @@ class CDPProxy:
     later sends ``Page.handleJavaScriptDialog`` upstream itself (dismiss;
     ``beforeunload`` is accepted, so the page can leave) and swallows the reply.
 
+    With ``keep_browser`` the proxy answers ``Browser.close`` itself and closes that
+    client's link, as a gateway that hands each client a browser of its own does: the
+    browser behind it (shared by the tests of a module) keeps running. ``browser_closes``
+    counts them.
+
     Counters: ``connections`` (clients accepted), ``messages_up`` (client to
     browser), ``messages_down`` (browser to client; the proxy's own traffic is
     not counted), ``dismissed`` (``(type, message)`` per dialog it dismissed) and
@@ -90,6 +95,7 @@ class CDPProxy:
         *,
         auto_dismiss_dialogs: bool = False,
         dismiss_delay_s: float = 0.005,
+        keep_browser: bool = False,
     ) -> None:
         parts = urlsplit(upstream_ws_url)
         if parts.scheme not in ("ws", "wss") or not parts.netloc:
@@ -97,6 +103,8 @@ class CDPProxy:
         self.upstream_ws_url = upstream_ws_url
         self.auto_dismiss_dialogs = auto_dismiss_dialogs
         self.dismiss_delay_s = dismiss_delay_s
+        self.keep_browser = keep_browser
+        self.browser_closes = 0
         self.port: int | None = None
         """The listening port, kept across ``stop()`` so ``restart()`` reuses it."""
         self.connections = 0
@@ -276,6 +284,12 @@ class CDPProxy:
         """Client to browser, frame for frame: client ids pass through untouched."""
         with contextlib.suppress(ConnectionClosed):
             async for message in client:
+                if self.keep_browser and _is_browser_close(message):
+                    self.browser_closes += 1
+                    command_id = json.loads(message).get("id")
+                    await client.send(json.dumps({"id": command_id, "result": {}}))
+                    await client.close()
+                    return
                 await upstream.send(message)
                 self.messages_up += 1
 
@@ -350,6 +364,18 @@ class CDPProxy:
             link.own_ids.discard(command_id)
             return
         self.dismissed.append((dialog_type, message))
+
+
+def _is_browser_close(message: str | bytes) -> bool:
+    if not isinstance(message, str) or '"Browser.close"' not in message:
+        return False
+    try:
+        data = json.loads(message)
+    except ValueError:
+        return False
+    return (
+        isinstance(data, dict) and data.get("method") == "Browser.close" and "sessionId" not in data
+    )
 
 
 def _relayed(closed: ServerConnection | ClientConnection) -> tuple[int, str]:

@@ -410,3 +410,19 @@ def test_cli_errors_are_redacted(capsys):
     err = capsys.readouterr().err
     assert JWT not in err and "pw123" not in err
     assert err == "error: cannot open https://u:[redacted:password]@h/?token=[redacted:jwt]\n"
+
+
+def test_shared_secrets_reach_every_redactor_and_the_logs(caplog):
+    from tabwarden.safety.redaction import share_secrets
+
+    value = "ck_shared_7f3a9c2e41b8d605"
+    before = Redactor(builtin=False)
+    assert before.redact_text(f"key {value}") == f"key {value}"
+    share_secrets({"PROVIDER_API_KEY": value})
+    made_earlier, made_later = before, Redactor(builtin=False)
+    for redactor in (made_earlier, made_later, process_redactor()):
+        assert redactor.redact_text(f"key {value}") == "key [secret:PROVIDER_API_KEY]"
+    caplog.set_level("INFO", logger="tabwarden.test")
+    install_log_redaction()  # covers the logger made just now
+    logging.getLogger("tabwarden.test").info("connecting with %s", value)
+    assert value not in caplog.text and "[secret:PROVIDER_API_KEY]" in caplog.text

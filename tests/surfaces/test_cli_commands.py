@@ -329,6 +329,7 @@ _LAUNCH_FLAGS = (
     "--allowed-origins", "127.0.0.1",
     "--blocked-origins", "ads.example.com",
     "--output-dir", "out",
+    "--backend", "steel",
 )  # fmt: skip
 
 
@@ -345,6 +346,7 @@ def _assert_launch_flags_set(config: Any, cwd: Path) -> None:
     assert config.policy.allow == ["example.com", "*.example.org", "127.0.0.1"]
     assert config.policy.deny == ["ads.example.com"]
     assert config.files.output_dir == cwd / "out"
+    assert browser.backend == "steel"
 
 
 def test_launch_flags_set_the_configuration_of_mcp_and_the_daemon(
@@ -380,6 +382,7 @@ def test_launch_flags_set_the_configuration_of_mcp_and_the_daemon(
         (["--device", "nokia-3310"], "--device"),
         (["--grant-permissions", "telepathy"], "--grant-permissions"),
         (["--blocked-origins", "exa mple.com"], "--blocked-origins"),
+        (["--backend", "nimbus"], "unknown browser backend 'nimbus'"),
     ],
 )
 def test_a_bad_launch_flag_is_a_usage_error_naming_it(

@@ -143,4 +143,6 @@ def test_a_client_gone_mid_call_is_one_log_line(run_dir: str, server: LocalServe
             proc.kill()
             proc.wait()
     assert "bug" not in said and "Traceback" not in said, said
-    assert said.count("\n") == 1 and "client closed the connection" in said, said
+    announced, *logged = said.splitlines()
+    assert announced.startswith("tabwarden workbench: http://127.0.0.1:"), said
+    assert len(logged) == 1 and "client closed the connection" in logged[0], said

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from ..budget import Budget
@@ -20,6 +20,20 @@ class Endpoint:
     """Browser name and version as the browser reports it, e.g. ``Chrome/156.0…``."""
     pid: int | None = None
     """The browser process id, when tabwarden launched it."""
+    secrets: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    """Parts of ``ws_url`` that are credentials (a key, a signed token): never shown."""
+
+    @property
+    def shown_url(self) -> str:
+        """``ws_url`` as messages and logs may show it: its credentials replaced."""
+        url = self.ws_url
+        for secret in self.secrets:
+            if secret:
+                url = url.replace(secret, "[redacted]")
+        return url
+
+    def __repr__(self) -> str:
+        return f"Endpoint(ws_url={self.shown_url!r}, product={self.product!r}, pid={self.pid!r})"
 
 
 @runtime_checkable

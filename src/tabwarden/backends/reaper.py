@@ -1,8 +1,12 @@
-"""No orphans: every browser process and temporary folder tabwarden creates is undone.
+"""No orphans: every browser process, temporary folder and cloud browser tabwarden creates
+is undone.
 
-Undone on close, at interpreter exit (atexit), on SIGTERM/SIGHUP, and, when the
+Undone on close, at interpreter exit (atexit), on SIGTERM/SIGHUP (cloud browsers are
+released there by exit actions: blocking calls with a short timeout), and, when the
 Python process is killed outright, by the kernel (``PR_SET_PDEATHSIG`` on the
-browser) plus a sweep of stale run folders at the next launch.
+browser) plus a sweep of stale run folders at the next launch. What is not a local
+process (a remote browser session) is undone by an exit hook (``add_exit_hook``),
+run on the same exit paths.
 """
 
 from __future__ import annotations
@@ -54,16 +58,33 @@ class Reaper:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._tracked: list[TrackedBrowser] = []
+        self._exit_actions: list[Callable[[], None]] = []
         self._atexit_installed = False
         self._signals_installed = False
 
     def track(self, browser: TrackedBrowser) -> None:
         with self._lock:
             self._tracked.append(browser)
-            if not self._atexit_installed:
-                atexit.register(self.reap_all)
-                self._atexit_installed = True
+            self._install_atexit()
         self.install_signal_handlers()
+
+    def add_exit_action(self, action: Callable[[], None]) -> None:
+        """Run ``action`` at exit unless removed first (a cloud browser's release). It must
+        be quick and bounded; what it raises is logged."""
+        with self._lock:
+            self._exit_actions.append(action)
+            self._install_atexit()
+        self.install_signal_handlers()
+
+    def remove_exit_action(self, action: Callable[[], None]) -> None:
+        with self._lock:
+            if action in self._exit_actions:
+                self._exit_actions.remove(action)
+
+    def _install_atexit(self) -> None:
+        if not self._atexit_installed:
+            atexit.register(self.reap_all)
+            self._atexit_installed = True
 
     def untrack(self, browser: TrackedBrowser) -> None:
         with self._lock:
@@ -78,6 +99,12 @@ class Reaper:
         """Kill every tracked browser and remove its folders (synchronous, for exit paths)."""
         with self._lock:
             tracked, self._tracked = self._tracked, []
+            actions, self._exit_actions = self._exit_actions, []
+        for action in actions:
+            try:
+                action()
+            except Exception:
+                logger.warning("an exit action failed", exc_info=True)
         for browser in tracked:
             kill_process_group(browser.pid)
             for folder in browser.folders:

@@ -66,8 +66,13 @@ class CDPConnection:
         )
 
     @classmethod
-    async def connect(cls, url: str, budget: Budget) -> CDPConnection:
-        """Open the socket to a ``ws://…/devtools/browser/…`` (or page) URL."""
+    async def connect(
+        cls, url: str, budget: Budget, *, shown_url: str | None = None
+    ) -> CDPConnection:
+        """Open the socket to a ``ws://…/devtools/browser/…`` (or page) URL.
+
+        ``shown_url``: the URL as messages show it (credentials in ``url`` replaced)."""
+        shown = shown_url or url
         opening = websockets.connect(
             url,
             max_size=_MAX_FRAME,
@@ -79,10 +84,11 @@ class CDPConnection:
             close_timeout=_CLOSE_TIMEOUT_S,
         )
         try:
-            ws = await budget.run(opening, what=f"connecting to {url}")
+            ws = await budget.run(opening, what=f"connecting to {shown}")
         except (OSError, websockets.InvalidHandshake, websockets.InvalidURI) as exc:
-            raise EndpointError(f"cannot open the CDP socket {url}: {exc}") from exc
-        return cls(ws, url)
+            detail = str(exc).replace(url, shown)
+            raise EndpointError(f"cannot open the CDP socket {shown}: {detail}") from exc
+        return cls(ws, shown)
 
     # ---- properties ----------------------------------------------------------------
 

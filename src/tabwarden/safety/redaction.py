@@ -33,6 +33,7 @@ __all__ = [
     "parse_secrets",
     "process_redactor",
     "secret_kind",
+    "share_secrets",
 ]
 
 logger = logging.getLogger("tabwarden.safety")
@@ -296,6 +297,10 @@ class Redactor:
         if self is not _PROCESS:
             _PROCESS.add_secrets(secrets)
 
+    @property
+    def has_secrets(self) -> bool:
+        return self._secret_pattern is not None
+
     def add_secrets_file(self, path: str | Path) -> None:
         self.add_secrets(load_secrets(path))
 
@@ -305,6 +310,8 @@ class Redactor:
         """``text`` with user secrets named and built-in patterns replaced."""
         if not isinstance(text, str) or len(text) < MIN_SECRET_CHARS:
             return text
+        if self is not _SHARED and _SHARED.has_secrets:
+            text = _SHARED.redact_text(text)
         pattern = self._secret_pattern
         if pattern is not None:
             secrets = self._secrets
@@ -592,6 +599,17 @@ def _closing_quote(body: str, quote_char: str) -> int:
 
 _PROCESS = Redactor()
 """Built-in patterns plus every user secret any redactor of this process has learnt."""
+
+
+_SHARED = Redactor(builtin=False)
+"""Credentials tabwarden itself handles (a cloud provider's key, a connect URL's token):
+every redactor of the process replaces them, whichever session or surface made it."""
+
+
+def share_secrets(secrets: Mapping[str, str]) -> None:
+    """Replace these values by ``[secret:NAME]`` in everything any redactor of this process
+    redacts from now on, logs included (credentials known to tabwarden, not the user)."""
+    _SHARED.add_secrets(secrets)
 
 
 def process_redactor() -> Redactor:

@@ -752,7 +752,7 @@ async def serve_http(options: MCPOptions, *, ready: Callable[[str], None] | None
     token = options.resolved_token()
     _check_exposure(options.host, token)
     options = _configured(options)
-    async with serving_workbench(options) as bench:
+    async with serving_workbench(options, announce=False) as bench:
         await _serve_http(options, token, bench, ready)
 
 
@@ -791,6 +791,7 @@ async def _serve_http(
         logger.info("MCP over streamable HTTP at %s", url)
         if ready is not None:
             ready(url)
+        announce_workbench(bench)  # after the server's own address, which clients read first
 
     web = QuietUvicorn(config, started)
     outer = _CLIENT.set(None)  # HTTP connections are the SDK's sessions, never this task's
@@ -828,9 +829,12 @@ def _configured(options: MCPOptions) -> MCPOptions:
 
 
 @contextlib.asynccontextmanager
-async def serving_workbench(options: MCPOptions) -> AsyncIterator[Workbench | None]:
-    """The workbench of this server, started and announced once on stderr (None when it is
-    turned off, or cannot listen: the tools work without it)."""
+async def serving_workbench(
+    options: MCPOptions, *, announce: bool = True
+) -> AsyncIterator[Workbench | None]:
+    """The workbench of this server, started (and with ``announce``, said once on stderr;
+    see ``announce_workbench``). None when it is turned off, or cannot listen: the tools
+    work without it."""
     config = options.config or load_config()
     if not (options.workbench and config.workbench.enabled):
         yield None
@@ -843,13 +847,20 @@ async def serving_workbench(options: MCPOptions) -> AsyncIterator[Workbench | No
         yield None
         return
     entry = register(url, "mcp", root=runtime_dir(create=True))
-    print(f"tabwarden workbench: {url}", file=sys.stderr, flush=True)
+    if announce:
+        announce_workbench(bench)
     try:
         yield bench
     finally:
         unregister(entry)
         with anyio.CancelScope(shield=True):
             await bench.close()
+
+
+def announce_workbench(bench: Workbench | None) -> None:
+    """Say once, on stderr (never stdout: stdio carries the protocol), where it is."""
+    if bench is not None:
+        print(f"tabwarden workbench: {bench.url}", file=sys.stderr, flush=True)
 
 
 # ---- running it ---------------------------------------------------------------------------

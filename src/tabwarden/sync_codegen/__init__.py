@@ -66,7 +66,7 @@ FACADES = (
 ENTRY_POINTS = (
     EntryPoint(
         api.launch,
-        "Launch a local Chromium; returns its started session (use it with ``with``).",
+        "Launch a browser (local or cloud); returns its started session (use it with ``with``).",
     ),
     EntryPoint(
         api.attach,

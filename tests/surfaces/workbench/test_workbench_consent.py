@@ -13,13 +13,20 @@ import pytest_asyncio
 import websockets
 
 import tabwarden
-from tabwarden.config import Config
+from tabwarden.config import Config, load_config
 from tabwarden.errors import ConsentRequired
 from tabwarden.surfaces.workbench import Workbench
 from tabwarden.tools.context import ToolContext
 from tabwarden.tools.registry import call_tool
 
 pytestmark = pytest.mark.browser
+
+
+def _isolated() -> Config:
+    """The tests' configuration (its workspace a temporary folder), with throwaway profiles."""
+    config = load_config()
+    config.browser.isolated = True
+    return config
 
 
 @pytest_asyncio.fixture(scope="module")
@@ -38,7 +45,7 @@ def _http_url(session: tabwarden.BrowserSession) -> str:
 
 @pytest_asyncio.fixture
 async def manager() -> AsyncIterator[tabwarden.SessionManager]:
-    async with tabwarden.SessionManager(Config(browser={"isolated": True})) as sessions:
+    async with tabwarden.SessionManager(_isolated()) as sessions:
         yield sessions
 
 
@@ -79,7 +86,7 @@ async def test_the_person_allows_and_the_waiting_call_attaches(
         assert not isinstance(result, BaseException), result
         assert result.data["tabs"] >= 1
         await ctx.close()
-    assert (await owner.tabs()), "detaching closed the owner's tabs"
+    assert await owner.tabs(), "detaching closed the owner's tabs"
 
 
 async def test_the_person_denies_and_the_call_is_refused(

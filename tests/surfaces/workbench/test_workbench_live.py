@@ -15,13 +15,21 @@ import pytest_asyncio
 import websockets
 
 import tabwarden
-from tabwarden.config import Config
+from tabwarden.config import Config, load_config
 from tabwarden.errors import PersonInControl
 from tabwarden.surfaces.workbench import Workbench
 from tabwarden.tools.context import ToolContext
 from tabwarden.tools.registry import call_tool
 
 pytestmark = pytest.mark.browser
+
+
+def _isolated() -> Config:
+    """The tests' configuration (its workspace a temporary folder), with throwaway profiles."""
+    config = load_config()
+    config.browser.isolated = True
+    return config
+
 
 _WAIT_S = 20.0
 
@@ -81,7 +89,7 @@ class Page:
 
 @pytest_asyncio.fixture(scope="module")
 async def manager() -> AsyncIterator[tabwarden.SessionManager]:
-    async with tabwarden.SessionManager(Config(browser={"isolated": True})) as sessions:
+    async with tabwarden.SessionManager(_isolated()) as sessions:
         yield sessions
 
 
@@ -162,14 +170,18 @@ async def test_the_agents_snapshot_boxes_match_the_elements(page: Page, agent: T
     await call_tool(agent, "browser_snapshot", {})
     boxes = (await page.kind("snapshot"))["boxes"]
     by_name = {box["name"]: box for box in boxes}
-    actual = (await tab.evaluate(
-        "[...document.querySelectorAll('button,input')].map(e => { const r ="
-        " e.getBoundingClientRect(); return [e.textContent || e.getAttribute('aria-label'),"
-        " r.left + scrollX, r.top + scrollY, r.width, r.height]; })"
-    )).value
+    actual = (
+        await tab.evaluate(
+            "[...document.querySelectorAll('button,input')].map(e => { const r ="
+            " e.getBoundingClientRect(); return [e.textContent || e.getAttribute('aria-label'),"
+            " r.left + scrollX, r.top + scrollY, r.width, r.height]; })"
+        )
+    ).value
     for name, x, y, width, height in actual:
         box = by_name[name]
-        for got, want in zip((box["x"], box["y"], box["w"], box["h"]), (x, y, width, height)):
+        for got, want in zip(
+            (box["x"], box["y"], box["w"], box["h"]), (x, y, width, height), strict=True
+        ):
             assert abs(got - want) <= 2, (name, box, (x, y, width, height))
     frame = await page.next(
         lambda m: m.get("type") == "frame" and m["meta"]["scrollOffsetY"] == 700, "a scrolled frame"
@@ -224,9 +236,11 @@ async def test_requests_are_pushed_and_detailed_on_demand(page: Page, agent: Too
     await _watch(page)
     await call_tool(agent, "browser_click", {"ref": ref})
     done = await page.next(
-        lambda m: m.get("type") == "network"
-        and "from=agent" in m["entry"]["url"]
-        and m["entry"]["state"] == "finished",
+        lambda m: (
+            m.get("type") == "network"
+            and "from=agent" in m["entry"]["url"]
+            and m["entry"]["state"] == "finished"
+        ),
         "the fetch, finished",
     )
     entry = done["entry"]
@@ -271,3 +285,21 @@ async def test_the_person_takes_over_types_and_the_agent_is_told(
     again = await call_tool(agent, "browser_console", {})
     assert "person" not in again.notice  # told once
     await call_tool(agent, "browser_click", {"ref": go})  # handed back: the agent goes on
+
+
+async def test_emulation_and_captures_are_pushed(page: Page, agent: ToolContext) -> None:
+    await _watch(page)
+    session = await agent.session()
+    await session.emulate(width=800, height=600)
+    changed = await page.kind("emulation")
+    assert changed["state"]["width"] == 800 and changed["state"]["height"] == 600
+    frame = await page.next(
+        lambda m: m.get("type") == "frame" and m["meta"]["deviceWidth"] == 800, "a smaller frame"
+    )
+    assert frame["meta"]["deviceHeight"] == 600
+    await session.emulate(reset=True)
+    assert (await page.kind("emulation"))["state"]["width"] is None
+    await session.trace_start()
+    assert (await page.kind("trace"))["state"] == {"active": True}
+    await session.trace_stop()
+    assert (await page.kind("trace"))["state"] == {"active": False}

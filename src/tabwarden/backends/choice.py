@@ -1,0 +1,71 @@
+"""Which backend a session uses: ``browser.backend`` names one, and this table makes it.
+Adding a backend is one entry here."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+from ..config import Config
+from ..errors import ConfigError
+from .base import Backend
+from .cloud import cloud_backend
+from .grid import grid_backend
+from .local import LocalChromium, LocalOptions
+
+__all__ = ["BACKENDS", "BackendFactory", "backend_for", "check_backend", "local_backend"]
+
+BackendFactory = Callable[[Config, str], Backend]
+"""Makes a session's backend from its configuration and the session's name."""
+
+
+def local_backend(config: Config, session_name: str = "default") -> Backend:
+    """The local Chromium backend configured by ``config.browser``."""
+    browser = config.browser
+    return LocalChromium(
+        LocalOptions(
+            executable=browser.executable,
+            headless=browser.headless,
+            isolated=browser.isolated,
+            workspace=browser.workspace,
+            data_dir=browser.data_dir,
+            session_name=session_name,
+            extra_args=tuple(browser.extra_args),
+            window_size=(browser.window_width, browser.window_height),
+            proxy_server=browser.proxy_server,
+            proxy_bypass=tuple(browser.proxy_bypass),
+            user_agent=browser.user_agent,
+            allow_foreign_profile=config.safety.allow_attach,
+        )
+    )
+
+
+def _cloud(name: str) -> BackendFactory:
+    return lambda config, session_name: cloud_backend(name, config.cloud, os.environ)
+
+
+BACKENDS: dict[str, BackendFactory] = {
+    "local": local_backend,
+    "browserbase": _cloud("browserbase"),
+    "browser-use": _cloud("browser-use"),
+    "firecrawl": _cloud("firecrawl"),
+    "steel": _cloud("steel"),
+    "cdp-template": _cloud("cdp-template"),
+    "grid": grid_backend,
+}
+"""``browser.backend`` name → factory."""
+
+
+def check_backend(name: str) -> str:
+    """``name`` if a backend has it, else a ConfigError listing the names there are."""
+    if name not in BACKENDS:
+        raise ConfigError(
+            f"unknown browser backend {name!r}",
+            hint=f"browser.backend (--backend) is one of {', '.join(BACKENDS)}",
+        )
+    return name
+
+
+def backend_for(config: Config, session_name: str = "default") -> Backend:
+    """The backend ``config.browser.backend`` names, for session ``session_name``."""
+    return BACKENDS[check_backend(config.browser.backend)](config, session_name)
