@@ -76,6 +76,8 @@ export class Diagnostics {
     this.downloads = new Map();
     this.recentDialogs = [];
     this.selectedRequest = null;
+    this.dirty = new Set();
+    this.renderQueued = false;
 
     for (const tab of this.tabs) {
       tab.setAttribute("aria-selected", "false");
@@ -110,6 +112,8 @@ export class Diagnostics {
   showPanel(panel) {
     for (const tab of this.tabs) tab.setAttribute("aria-selected", String(tab.dataset.panel === panel));
     for (const el of this.body.querySelectorAll('[role="tabpanel"]')) el.hidden = el.dataset.panel !== panel;
+    if (panel === "console") this.renderConsole();
+    if (panel === "network") this.renderNetwork();
   }
 
   reset(session) {
@@ -129,15 +133,39 @@ export class Diagnostics {
     this.renderDialogs();
   }
 
+  /** Busy pages log and fetch a lot: draw a list at most once a frame, and its rows only
+   * while its panel is open (the tab's count is kept current either way). */
+  renderSoon(panel) {
+    this.dirty.add(panel);
+    if (this.renderQueued) return;
+    this.renderQueued = true;
+    requestAnimationFrame(() => {
+      this.renderQueued = false;
+      const dirty = [...this.dirty];
+      this.dirty.clear();
+      for (const name of dirty) {
+        if (name === "console") this.renderConsole();
+        if (name === "network") this.renderNetwork();
+      }
+    });
+  }
+
+  isShown(panel) {
+    return !this.body.hidden && this.current === panel;
+  }
+
   // ----- console -----
 
   addConsole(tab, entry) {
     this.console.push({ tab, ...entry });
     if (this.console.length > MAX_CONSOLE) this.console.splice(0, this.console.length - MAX_CONSOLE);
-    this.renderConsole();
+    this.renderSoon("console");
   }
 
   renderConsole() {
+    const errors = this.console.filter((e) => LEVEL_RANK[e.level] === 3).length;
+    this.setCount("console", errors || "", errors > 0);
+    if (!this.isShown("console")) return;
     const min = byTestId("console-level").value;
     const rank = min ? LEVEL_RANK[min] : -1;
     const rows = this.console.filter((e) => (LEVEL_RANK[e.level] ?? 1) >= rank);
@@ -149,8 +177,6 @@ export class Diagnostics {
     e.url ? h("span", { class: "where", title: e.url }, `${e.url.split("/").pop() || e.url}${e.line > 0 ? `:${e.line}` : ""}`) : null,
     h("span", { class: "muted" }, `${clockTime(e.at)} ${e.level} `), e.text)));
     if (atBottom) list.scrollTop = list.scrollHeight;
-    const errors = this.console.filter((e) => LEVEL_RANK[e.level] === 3).length;
-    this.setCount("console", errors || "", errors > 0);
   }
 
   // ----- network -----
@@ -159,10 +185,13 @@ export class Diagnostics {
     const known = this.network.get(entry.id);
     this.network.set(entry.id, { tab, ...known, ...entry });
     if (this.network.size > MAX_NETWORK) this.network.delete(this.network.keys().next().value);
-    this.renderNetwork();
+    this.renderSoon("network");
   }
 
   renderNetwork() {
+    const failed = [...this.network.values()].filter((e) => e.failed || e.status >= 400).length;
+    this.setCount("network", failed ? `${this.network.size} · ${failed} failed` : this.network.size || "", failed > 0);
+    if (!this.isShown("network")) return;
     const text = byTestId("network-filter").value.trim().toLowerCase();
     const failedOnly = byTestId("network-failed-only").checked;
     const rows = [...this.network.values()].filter((e) => {
@@ -185,9 +214,6 @@ export class Diagnostics {
       h("td", { class: "num" }, formatDuration(e.duration_ms)),
       h("td", { class: "num" }, formatBytes(e.size)));
     }));
-    const failed = [...this.network.values()].filter((e) => e.failed || e.status >= 400).length;
-    this.setCount("network", this.network.size || "", false);
-    if (failed) this.setCount("network", `${this.network.size} · ${failed} failed`, true);
   }
 
   async detail(entry) {
