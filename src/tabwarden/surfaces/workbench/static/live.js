@@ -8,6 +8,7 @@ const MOVE_INTERVAL_MS = 33; // about 30 mouse moves a second
 const WHEEL_LINE_PX = 40;
 const MODIFIER_BITS = { altKey: 1, ctrlKey: 2, metaKey: 4, shiftKey: 8 };
 const BUTTONS = ["left", "middle", "right"];
+const SMALL_SCALE = 0.6; // below it, the refs' labels shrink so that they hide less of the page
 
 function modifiers(event) {
   let bits = 0;
@@ -132,6 +133,7 @@ export class LiveView {
     this.scale = Math.min(availW / deviceWidth, availH / deviceHeight);
     this.stage.style.width = `${deviceWidth * this.scale}px`;
     this.stage.style.height = `${deviceHeight * this.scale}px`;
+    this.stage.classList.toggle("small", this.scale < SMALL_SCALE);
     this.renderBoxes();
     for (const place of this.liveMarks) place();
     this.placeDocLayers();
@@ -179,7 +181,7 @@ export class LiveView {
       el.style.top = `${box.y * s}px`;
       el.style.width = `${Math.max(1, box.w * s)}px`;
       el.style.height = `${Math.max(1, box.h * s)}px`;
-      if (box.y * s < 16) el.classList.add("low");
+      if (box.y * s < (s < SMALL_SCALE ? 11 : 16)) el.classList.add("low");
       return el;
     }));
   }
