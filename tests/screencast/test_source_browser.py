@@ -3,6 +3,7 @@ when nobody watches, a recording and a live view at once, thumbnails."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import pytest
@@ -168,4 +169,33 @@ async def test_a_thumbnail_is_a_small_jpeg_of_the_viewport(browser, server):
     assert thumbnail.width == 200 < width
     assert jpeg_size(thumbnail.data) == (thumbnail.width, thumbnail.height)
     assert tab.page.screencast.running is None  # no screencast for a thumbnail
+    await tab.close()
+
+
+async def test_a_watch_cancelled_while_its_start_is_on_the_way_leaves_the_screencast_usable(
+    browser, server, monkeypatch
+):
+    tab = await _shown_tab(browser, server)
+    source = tab.page.screencast
+    session = tab.page.session
+    assert session is not None
+    send = session.send
+
+    async def cancelled_once_started(method, *args, **kwargs):
+        reply = await send(method, *args, **kwargs)
+        if method == "Page.startScreencast":
+            monkeypatch.undo()
+            # The browser started it; the caller (a page that left) is cancelled now.
+            raise asyncio.CancelledError
+        return reply
+
+    monkeypatch.setattr(session, "send", cancelled_once_started)
+    with pytest.raises(asyncio.CancelledError):
+        await source.watch(ScreencastParams(quality=40), Budget(10.0))
+    feed = await source.watch(ScreencastParams(quality=40), Budget(10.0))
+    await tab.evaluate(ANIMATION_FRAMES)
+    assert await feed.next(Budget(15.0)) is not None
+    feed.close()
+    await source.updated(Budget(10.0))
+    assert source.running is None
     await tab.close()

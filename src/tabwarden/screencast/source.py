@@ -72,6 +72,8 @@ class FrameSource:
         """Held while the screencast is started, changed or stopped."""
         self._running: ScreencastParams | None = None
         self._running_on: CDPSession | None = None
+        self._maybe_running = False
+        """A start was cancelled on its way: the browser may run a screencast or not."""
         self._subscription: Subscription | None = None
         self._update: asyncio.Task[None] | None = None
         self._seq = 0
@@ -181,6 +183,7 @@ class FrameSource:
         screencast on the new one if feeds are open."""
         self._running_on = None
         self._running = None
+        self._maybe_running = False
         self._drop_subscription()
         if self._feeds:
             self._schedule_update()
@@ -233,20 +236,29 @@ class FrameSource:
                 )
                 self._running_on = session
                 self._running = None
-            elif self._running is not None:
+                self._maybe_running = False
+            elif self._running is not None or self._maybe_running:
                 # Chromium refuses a second start ("Screencast is already active"): new
                 # parameters need a stop first.
                 self._running = None
+                self._maybe_running = False
                 await session.send("Page.stopScreencast", budget=budget)
-            await session.send("Page.startScreencast", wanted.to_cdp(), budget=budget)
+            try:
+                await session.send("Page.startScreencast", wanted.to_cdp(), budget=budget)
+            except asyncio.CancelledError:
+                # The watcher left (a page closed) while the start was on its way: the
+                # browser may have started it. A stop first makes the next start right.
+                self._maybe_running = True
+                raise
             self._running = wanted
 
     async def _stop(self, budget: Budget) -> None:
-        session, running = self._running_on, self._running
+        session, running = self._running_on, self._running is not None or self._maybe_running
         self._drop_subscription()
         self._running = None
         self._running_on = None
-        if session is not None and running is not None:
+        self._maybe_running = False
+        if session is not None and running:
             with contextlib.suppress(TabwardenError):  # a closed page stopped it already
                 await session.send("Page.stopScreencast", budget=budget.child(_STOP_S))
 
