@@ -80,6 +80,7 @@ class FrameSource:
         self._update: asyncio.Task[None] | None = None
         self._seq = 0
         self._frame_came = asyncio.Event()
+        self._held_ack: tuple[CDPSession, int] | None = None
         self._kicked = False
         self._ended: TabwardenError | None = None
 
@@ -124,8 +125,10 @@ class FrameSource:
             on_frame=on_frame,
             params_changed=self._schedule_update,
             closing=self._feed_closed,
+            taken=self._ack_held,
         )
         self._feeds.append(feed)
+        self._ack_held()  # a frame held for a slow viewer: the new feed wants the next
         try:
             await self._apply(budget)
         except BaseException:
@@ -207,6 +210,7 @@ class FrameSource:
     def _feed_closed(self, feed: FrameFeed) -> None:
         if feed in self._feeds:
             self._feeds.remove(feed)
+            self._ack_held()  # whoever is left takes frames at their own pace
             self._schedule_update()
 
     def _schedule_update(self) -> None:
@@ -293,7 +297,14 @@ class FrameSource:
         params = event.params
         ack = params.get("sessionId")
         if ack is not None:
-            self._spawn(self._ack(session, int(ack)), f"screencast ack {self.tab_id}")
+            self._ack_held()  # an older frame's, if one was held: never two held
+            if any(feed.keeps_every_frame for feed in self._feeds) or not self._feeds:
+                self._spawn(self._ack(session, int(ack)), f"screencast ack {self.tab_id}")
+            else:
+                # Live views only: the browser captures and encodes the next frame once
+                # this one is acknowledged, so it is acknowledged when a viewer takes it.
+                # Frames then come as fast as viewers show them, and no faster.
+                self._held_ack = (session, int(ack))
         encoded = params.get("data")
         if not isinstance(encoded, str) or not encoded:
             return
@@ -304,6 +315,11 @@ class FrameSource:
         )
         for feed in list(self._feeds):
             feed.deliver(frame)
+
+    def _ack_held(self) -> None:
+        held, self._held_ack = self._held_ack, None
+        if held is not None:
+            self._spawn(self._ack(*held), f"screencast ack {self.tab_id}")
 
     async def _ack(self, session: CDPSession, frame_session: int) -> None:
         with contextlib.suppress(TabwardenError):
