@@ -153,11 +153,14 @@ class BrowserLink:
         if self._reconnecting is not None:
             self._reconnecting.cancel()
 
-    async def close_browser(self, budget: Budget) -> None:
-        """``Browser.close``: the browser saves its profile (cookies, storage) and exits."""
+    async def close_browser(self, budget: Budget, *, wait: bool = True) -> None:
+        """``Browser.close``: the browser saves its profile (cookies, storage) and exits.
+        ``wait``: until its socket closes too (a proxy in front of a remote browser, a
+        Grid's, may keep the socket open after the browser is gone)."""
         with contextlib.suppress(CDPError, ConnectionLost, DeadlineExceeded):
             await self.connection.send("Browser.close", budget=budget)
-            await self.connection.wait_closed(budget)
+            if wait:
+                await self.connection.wait_closed(budget)
 
     async def close(self) -> None:
         """Close the connection (the browser itself is the backend's to close)."""

@@ -240,11 +240,12 @@ class BrowserSession:
             await self._save_files_on_close()
             if self.connected and not self.backend.owns_browser:
                 await self._close_own_tabs()
-            elif self.connected and self.endpoint is not None and self.endpoint.pid is not None:
-                # A browser on this machine saves its profile as it closes. A remote one
-                # (a Grid's) is ended by its backend; its proxy may keep the socket open
-                # after Browser.close, so waiting for the socket to close would only stall.
-                await self._link.close_browser(Budget(_SETUP_S))
+            elif self.connected:
+                # The browser saves its profile as it closes. A remote one's proxy (a
+                # Grid's) may keep the socket open after Browser.close: waiting for the
+                # socket to close would only stall; its backend ends it anyway.
+                local = self.endpoint is not None and self.endpoint.pid is not None
+                await self._link.close_browser(Budget(_SETUP_S), wait=local)
             await self._tasks.close()
             await self._link.close()
             await self.backend.close()

@@ -14,7 +14,7 @@ from tabwarden.screencast import FrameFeed, ScreencastFrame, ScreencastParams
 
 def _frame(seq: int, arrived: float = 100.0) -> ScreencastFrame:
     metadata = {"deviceWidth": 800, "deviceHeight": 600, "scrollOffsetY": 12, "timestamp": 5.0}
-    return ScreencastFrame.from_cdp(seq, b"\xff\xd8", metadata, arrived)
+    return ScreencastFrame.from_cdp(seq, "/9g=", metadata, arrived)
 
 
 class Source:

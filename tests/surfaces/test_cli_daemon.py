@@ -243,7 +243,8 @@ def test_idle_daemon_exits_by_itself_and_closes_its_browser(cli: Cli, server: Lo
 
     # Started by hand with --idle-timeout; a tool command uses it rather than starting one.
     process = subprocess.Popen(
-        [*MODULE, "daemon", "run", "--session", "manual", "--idle-timeout", "2"],
+        # Idle for 4 s: the command below starts a Python of its own before it calls.
+        [*MODULE, "daemon", "run", "--session", "manual", "--idle-timeout", "4"],
         cwd=cli.cwd,
         env=cli.env,
         stdout=subprocess.DEVNULL,
@@ -262,7 +263,7 @@ def test_idle_daemon_exits_by_itself_and_closes_its_browser(cli: Cli, server: Lo
             process.kill()
             process.wait()
     log = process.stderr.read() if process.stderr else ""
-    assert "idle timeout 2.0 s" in log and "stopping: idle for" in log, log
+    assert "idle timeout 4.0 s" in log and "stopping: idle for" in log, log
     assert "connected to" in log, "the tool command started a daemon of its own"
     assert not (cli.runtime / "manual.log").exists(), "the tool command started a daemon"
     _assert_no_browsers_left(cli.tmp, data)

@@ -187,8 +187,12 @@ class ScreencastRecorder:
 
     def _on_frame(self, frame: ScreencastFrame) -> None:
         stamp = frame.timestamp or time.time()
-        self._frames.append(Frame(frame.data, stamp))
-        self._bytes += len(frame.data)
+        try:
+            data = frame.data
+        except ValueError:
+            return  # not base64: nothing to keep
+        self._frames.append(Frame(data, stamp))
+        self._bytes += len(data)
         while len(self._frames) > self._max_frames or (
             self._bytes > self._max_bytes and len(self._frames) > 1
         ):

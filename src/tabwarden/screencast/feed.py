@@ -9,6 +9,7 @@ recording) passes ``on_frame``, called for each one as it arrives.
 from __future__ import annotations
 
 import asyncio
+import base64
 import statistics
 import time
 from collections import OrderedDict, deque
@@ -34,8 +35,8 @@ class ScreencastFrame:
 
     seq: int
     """Numbered by the page's frame source as frames arrive, from 1."""
-    data: bytes
-    """A JPEG image."""
+    encoded: str
+    """The JPEG image, base64, as the browser sent it (a live view passes it on as is)."""
     arrived: float
     """When it arrived (``time.monotonic()``)."""
     timestamp: float | None
@@ -51,14 +52,20 @@ class ScreencastFrame:
     """The page's scroll position, in CSS pixels."""
     scroll_offset_y: float
 
+    @property
+    def data(self) -> bytes:
+        """The JPEG image (decoded on each use: a recording keeps it, a live view never
+        needs it)."""
+        return base64.b64decode(self.encoded)
+
     @classmethod
     def from_cdp(
-        cls, seq: int, data: bytes, metadata: dict[str, float], arrived: float
+        cls, seq: int, encoded: str, metadata: dict[str, float], arrived: float
     ) -> ScreencastFrame:
         timestamp = metadata.get("timestamp")
         return cls(
             seq=seq,
-            data=data,
+            encoded=encoded,
             arrived=arrived,
             timestamp=float(timestamp) if timestamp is not None else None,
             offset_top=float(metadata.get("offsetTop", 0.0)),

@@ -43,6 +43,8 @@ Spawn = Callable[[Coroutine[Any, Any, None], str], asyncio.Task[None]]
 _ACK_S = 5.0
 _UPDATE_S = 10.0
 _STOP_S = 2.0
+_FIRST_FRAME_S = 0.5
+"""How long a start may go without a frame before it is started once more."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +83,8 @@ class FrameSource:
         self._subscription: Subscription | None = None
         self._update: asyncio.Task[None] | None = None
         self._seq = 0
+        self._frame_came = asyncio.Event()
+        self._kicked = False
         self._ended: TabwardenError | None = None
 
     # ---- properties -----------------------------------------------------------------
@@ -252,6 +256,7 @@ class FrameSource:
                 self._running = None
                 self._maybe_running = False
                 await session.send("Page.stopScreencast", budget=budget)
+            self._frame_came.clear()
             try:
                 await session.send("Page.startScreencast", wanted.to_cdp(), budget=budget)
             except asyncio.CancelledError:
@@ -260,6 +265,22 @@ class FrameSource:
                 self._maybe_running = True
                 raise
             self._running = wanted
+            if not self._kicked:
+                self._spawn(self._first_frame(wanted), f"screencast first frame {self.tab_id}")
+            self._kicked = False
+
+    async def _first_frame(self, started: ScreencastParams) -> None:
+        """A start sends the current frame; one raced by a change of the viewport (an
+        emulation) may send none, and a still page paints no other. Start once more."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._frame_came.wait(), _FIRST_FRAME_S)
+            return
+        if self._ended is None and self._feeds and self._running == started:
+            async with self._switch:
+                self._running = None
+                self._maybe_running = True  # stop, then start again
+            self._kicked = True
+            await self._apply_quietly()
 
     async def _stop(self, budget: Budget) -> None:
         session, running = self._running_on, self._running is not None or self._maybe_running
@@ -283,13 +304,13 @@ class FrameSource:
         ack = params.get("sessionId")
         if ack is not None:
             self._spawn(self._ack(session, int(ack)), f"screencast ack {self.tab_id}")
-        try:
-            data = base64.b64decode(params.get("data", ""))
-        except ValueError:
+        encoded = params.get("data")
+        if not isinstance(encoded, str) or not encoded:
             return
         self._seq += 1
+        self._frame_came.set()
         frame = ScreencastFrame.from_cdp(
-            self._seq, data, params.get("metadata") or {}, time.monotonic()
+            self._seq, encoded, params.get("metadata") or {}, time.monotonic()
         )
         self._newest = frame
         for feed in list(self._feeds):

@@ -360,8 +360,9 @@ class Daemon:
             self.socket,
             self.idle_timeout_s or "none",
         )
+        # In the background: tool calls are served while the workbench starts.
+        starting = asyncio.create_task(self._start_workbench(), name="tabwarden-workbench-start")
         try:
-            await self._start_workbench()
             await self._wait_until_stopped()
         finally:
             server.close()
@@ -369,6 +370,8 @@ class Daemon:
             for task in list(self._connections):
                 task.cancel()
             await asyncio.gather(*self._connections, return_exceptions=True)
+            starting.cancel()
+            await asyncio.gather(starting, return_exceptions=True)
             await self._stop_workbench()
             await self.manager.close_all()
             for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):

@@ -29,7 +29,7 @@ class LiveFrame:
     def of(cls, frame: ScreencastFrame) -> LiveFrame:
         return cls(
             seq=frame.seq,
-            data=base64.b64encode(frame.data).decode("ascii"),
+            data=frame.encoded,
             meta={
                 "deviceWidth": frame.device_width,
                 "deviceHeight": frame.device_height,

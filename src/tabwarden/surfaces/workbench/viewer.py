@@ -44,6 +44,8 @@ _SUMMARY_DELAY_S = 0.25
 """Session cards are sent at most this often (several events make one update)."""
 _THUMBNAIL_EVERY_S = 2.0
 _FRAME_WAIT_S = 30.0
+_SHOWN_WAIT_S = 1.0
+"""A page that does not say it showed a frame gets the next one after this anyway."""
 _LIST_EVENTS = frozenset(
     {"call", "call_started", "dialog_opened", "dialog_closed", "tabs", "person", "closed", "load"}
 )
@@ -81,6 +83,8 @@ class Viewer:
         self.overlay = True
         self._feed: FrameFeed | None = None
         self._forwarder: InputForwarder | None = None
+        self._shown = asyncio.Event()
+        self._awaiting = 0
         self._feed_task: asyncio.Task[None] | None = None
         self._summary_pending: asyncio.TimerHandle | None = None
         self._thumbnails_at: dict[str, float] = {}
@@ -134,8 +138,12 @@ class Viewer:
         self._out.append(json.dumps(message, ensure_ascii=False, default=str))
         self._wake_writer.set()
 
-    def _send_frame(self, message: dict[str, Any]) -> None:
-        self._frame = json.dumps(message)  # the newest replaces one not yet sent
+    def _send_frame(self, tab_id: str, frame: LiveFrame) -> None:
+        # Written by hand: the image is base64 already (no escaping), and a frame is large.
+        self._frame = (
+            f'{{"type":"frame","tab":{json.dumps(tab_id)},"seq":{frame.seq},'
+            f'"meta":{json.dumps(frame.meta)},"data":"{frame.data}"}}'
+        )  # the newest replaces one not yet sent
         self._wake_writer.set()
 
     async def _write_forever(self) -> None:
@@ -297,16 +305,13 @@ class Viewer:
                 return  # the tab went away, or the feed was closed
             if got is None:
                 continue  # nothing repainted for a while (a background tab paints nothing)
-            frame = LiveFrame.of(got)
-            self._send_frame(
-                {
-                    "type": "frame",
-                    "tab": tab.id,
-                    "seq": frame.seq,
-                    "data": frame.data,
-                    "meta": frame.meta,
-                }
-            )
+            self._shown.clear()
+            self._awaiting = got.seq
+            self._send_frame(tab.id, LiveFrame.of(got))
+            # Flow control: the next frame (the newest by then) goes once the page has
+            # shown this one, so frames never queue in the socket or the page.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._shown.wait(), _SHOWN_WAIT_S)
 
     def _unwatch(self) -> None:
         self._hand_back()
@@ -458,6 +463,8 @@ class Viewer:
         seq = message.get("seq")
         if self._feed is not None and isinstance(seq, int):
             self._feed.shown(seq)
+            if seq >= self._awaiting:
+                self._shown.set()
         return None
 
     async def _on_overlay(self, message: dict[str, Any]) -> dict[str, Any] | None:
