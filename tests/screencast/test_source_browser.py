@@ -201,6 +201,24 @@ async def test_a_watch_cancelled_while_its_start_is_on_the_way_leaves_the_screen
     await tab.close()
 
 
+async def test_a_feed_opened_while_the_screencast_runs_gets_the_newest_frame_at_once(
+    browser, server
+):
+    tab = await _shown_tab(browser, server, "/index.html")  # paints nothing once loaded
+    source = tab.page.screencast
+    params = ScreencastParams(quality=50)
+    first = await source.watch(params, Budget(10.0))
+    shown = await first.next(Budget(15.0))
+    assert shown is not None
+    second = await source.watch(params, Budget(10.0))
+    frame = await second.next(Budget(3.0))
+    assert frame is not None, "a second watcher of an idle page saw nothing"
+    assert frame.seq == shown.seq
+    second.close()
+    first.close()
+    await tab.close()
+
+
 async def test_a_start_raced_by_a_viewport_change_still_shows_the_still_page(browser, server):
     """A start sends the frame on screen; a viewport change racing it can lose that
     frame, and a page that paints nothing more would show nothing: it is started again."""

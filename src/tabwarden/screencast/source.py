@@ -6,7 +6,8 @@ frames. The page's ``FrameSource`` runs it while at least one ``FrameFeed`` is o
 with the most demanding parameters any feed asks for (restarted when they change),
 acknowledges every frame (``Page.screencastFrameAck``: unacknowledged, the browser
 stops sending) and hands each one to every feed. With no feed open it stops: a page
-nobody looks at costs nothing.
+nobody looks at costs nothing. A live view opened while it runs starts with its newest
+frame: an idle page paints no other.
 
 A background tab paints nothing, so its screencast sends no frames: a viewer of a
 background tab keeps its last frame until the tab is shown (the source never brings a
@@ -76,6 +77,9 @@ class FrameSource:
         self._running_on: CDPSession | None = None
         self._maybe_running = False
         """A start was cancelled on its way: the browser may run a screencast or not."""
+        self._newest: ScreencastFrame | None = None
+        """The last frame of the screencast running now: what the page shows until it
+        paints again (a new feed starts with it: an idle page sends no other)."""
         self._subscription: Subscription | None = None
         self._update: asyncio.Task[None] | None = None
         self._seq = 0
@@ -136,6 +140,9 @@ class FrameSource:
                 self._feeds.remove(feed)
             self._schedule_update()  # back to what the other feeds need
             raise
+        if self._newest is not None and on_frame is None and not feed.statistics().delivered:
+            # A recording starts with what comes next; a live view with what is shown.
+            feed.deliver(self._newest)
         return feed
 
     async def updated(self, budget: Budget) -> None:
@@ -191,6 +198,7 @@ class FrameSource:
         self._running_on = None
         self._running = None
         self._maybe_running = False
+        self._newest = None
         self._drop_subscription()
         if self._feeds:
             self._schedule_update()
@@ -198,6 +206,7 @@ class FrameSource:
     def end(self, error: TabwardenError) -> None:
         """The page went away: every feed ends with ``error``; nothing is sent."""
         self._ended = error
+        self._newest = None
         self._drop_subscription()
         self._running = None
         self._running_on = None
@@ -279,6 +288,7 @@ class FrameSource:
 
     async def _stop(self, budget: Budget) -> None:
         session, running = self._running_on, self._running is not None or self._maybe_running
+        self._newest = None
         self._drop_subscription()
         self._running = None
         self._running_on = None
@@ -313,6 +323,7 @@ class FrameSource:
         frame = ScreencastFrame.from_cdp(
             self._seq, encoded, params.get("metadata") or {}, time.monotonic()
         )
+        self._newest = frame
         for feed in list(self._feeds):
             feed.deliver(frame)
 
