@@ -148,6 +148,7 @@ async def test_frames_arrive_at_the_viewport_size_only_while_watched(
 ) -> None:
     view = await _watch(page)
     assert view["watching"] == view["active"] and view["profile"] == "throwaway"
+    assert view["session"] == "agent"  # names are not secrets: never redacted
     frame = await page.kind("frame")
     assert frame["meta"]["deviceWidth"] == 1280 and frame["meta"]["deviceHeight"] == 720
     assert frame["data"].startswith("/9j/")
@@ -303,3 +304,23 @@ async def test_emulation_and_captures_are_pushed(page: Page, agent: ToolContext)
     assert (await page.kind("trace"))["state"] == {"active": True}
     await session.trace_stop()
     assert (await page.kind("trace"))["state"] == {"active": False}
+
+
+async def test_the_view_follows_the_agent_to_a_new_tab(
+    page: Page, agent: ToolContext, server: Any
+) -> None:
+    view = await _watch(page)
+    first = view["watching"]
+    session = await agent.session()
+    opened = await session.new_tab(server.url("/second.html"))
+    try:
+        frame = await page.next(
+            lambda m: m.get("type") == "frame" and m["tab"] == opened.id, "a frame of the new tab"
+        )
+        assert frame["tab"] != first
+    finally:
+        await opened.close()
+    back = await page.next(
+        lambda m: m.get("type") == "frame" and m["tab"] == first, "a frame of the first tab again"
+    )
+    assert back["meta"]["deviceWidth"] > 0

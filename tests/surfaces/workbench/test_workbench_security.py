@@ -76,7 +76,7 @@ async def test_the_workbench_page_itself_may_connect(bench: Workbench) -> None:
     origin = websockets.Origin(bench.base_url)
     async with websockets.connect(_ws_url(bench, bench.token), origin=origin) as ws:
         hello = json.loads(await ws.recv())
-        assert hello == {"type": "hello", "version": 1, "sessions": []}
+        assert hello == {"type": "hello", "version": 1, "sessions": [], "consent": []}
         await ws.send("not json")
         assert json.loads(await ws.recv())["type"] == "error"
         await ws.send(json.dumps({"type": "no such thing", "id": 4}))

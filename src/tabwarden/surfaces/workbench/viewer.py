@@ -46,6 +46,8 @@ _THUMBNAIL_EVERY_S = 2.0
 _FRAME_WAIT_S = 30.0
 _SHOWN_WAIT_S = 1.0
 """A page that does not say it showed a frame gets the next one after this anyway."""
+_ENVELOPE = ("type", "session", "tab", "watching", "active")
+"""Keys of a message that name what it is about (never a secret, never redacted)."""
 _LIST_EVENTS = frozenset(
     {"call", "call_started", "dialog_opened", "dialog_closed", "tabs", "person", "closed", "load"}
 )
@@ -85,6 +87,10 @@ class Viewer:
         self._forwarder: InputForwarder | None = None
         self._shown = asyncio.Event()
         self._awaiting = 0
+        self._inputs: list[tuple[Any, dict[str, Any]]] = []
+        self._input_ready = asyncio.Event()
+        self._follow = True
+        """Watching whichever tab is active (the page asked for no tab in particular)."""
         self._feed_task: asyncio.Task[None] | None = None
         self._summary_pending: asyncio.TimerHandle | None = None
         self._thumbnails_at: dict[str, float] = {}
@@ -99,10 +105,13 @@ class Viewer:
 
     async def run(self) -> None:
         await self._socket.accept()
-        self.send({"type": "hello", "version": 1, "sessions": self._summaries()})
+        consent = [question.to_dict() for question in self.bench.consent.open_questions()]
+        hello = {"type": "hello", "version": 1, "sessions": self._summaries()}
+        self.send({**hello, "consent": consent})
         self._subscribe_all()
         self._tasks.spawn(self._write_forever(), f"{self.label} writer")
         self._tasks.spawn(self._pump_events(), f"{self.label} events")
+        self._tasks.spawn(self._forward_inputs(), f"{self.label} input")
         try:
             while True:
                 text = await self._socket.receive_text()
@@ -134,7 +143,9 @@ class Viewer:
         if self._closed:
             return
         if session is not None:
-            message = session.redactor.redact_value(message)
+            # The envelope names things (the session, a tab): only the payload is redacted.
+            envelope = {key: message[key] for key in _ENVELOPE if key in message}
+            message = {**session.redactor.redact_value(message), **envelope}
         self._out.append(json.dumps(message, ensure_ascii=False, default=str))
         self._wake_writer.set()
 
@@ -205,8 +216,9 @@ class Viewer:
                 self.send({"type": "snapshot", **data}, session)
         elif kind == "tabs":
             self.send({"type": "tabs", **tabs_view(session)}, session)
-            if self.tab is None or self.tab.closed:
-                self._watch_tab(session.active_tab)
+            active = session.active_tab
+            if self.tab is None or self.tab.closed or (self._follow and active is not self.tab):
+                self._watch_tab(active)
         elif kind == "person":
             self.send({"type": "person", "tab": watched, "taken_over": data["taken_over"]})
         elif kind == "closed":
@@ -260,6 +272,7 @@ class Viewer:
         self.session = session
         self._subscribe_all()
         tab = session.get_tab(tab_id) if tab_id else session.active_tab
+        self._follow = tab_id is None
         self._watch_tab(tab, announce=False)
         view = session_view(session, self.tab)
         view["taken_over"] = session.activity.person_in_control is not None
@@ -358,6 +371,14 @@ class Viewer:
             record.marks.append({"tab": tab.id, **done})
             session.activity.publish("action", {"call": record.id, "tab": tab.id, **done}, tab.id)
 
+    async def _forward_inputs(self) -> None:
+        while True:
+            await self._input_ready.wait()
+            self._input_ready.clear()
+            while self._inputs:
+                request_id, message = self._inputs.pop(0)
+                await self._answer(request_id, self._on_input, message)
+
     # ---- what the page asks ----------------------------------------------------------
 
     async def _handle_text(self, text: str) -> None:
@@ -375,12 +396,15 @@ class Viewer:
         if handler is None:
             self._reply_error(request_id, InvalidArgument(f"unknown message type {kind!r}"))
             return
-        if request_id is None and kind in ("shown", "input"):
-            # Frequent and answered by nothing: handled in line, in order.
-            try:
-                await handler(message)
-            except TabwardenError as exc:
-                self.send({"type": "error", "message": exc.message, "hint": exc.hint})
+        if kind == "shown":
+            await handler(message)  # frequent, quick, answered by nothing
+            return
+        if kind == "input":
+            # In order, on a task of their own: a slow one (a tab in the background, an
+            # agent's action holding the input lock) never holds up the page's other
+            # requests, hand back among them.
+            self._inputs.append((request_id, message))
+            self._input_ready.set()
             return
         self._tasks.spawn(self._answer(request_id, handler, message), f"{self.label} {kind}")
 
@@ -538,6 +562,7 @@ class Viewer:
     async def _on_switch_tab(self, message: dict[str, Any]) -> dict[str, Any] | None:
         session = self._watched()
         tab = await session.switch_tab(str(message.get("tab", "")), timeout_ms=_CALL_S * 1000)
+        self._follow = True  # the tab picked is the active one now
         self._watch_tab(tab)
         return {"tab": tab.id}
 

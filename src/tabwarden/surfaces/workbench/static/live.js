@@ -3,7 +3,7 @@
 
 import { byTestId, h } from "./dom.js";
 
-const MARK_LIFETIME_MS = 4200;
+const MARK_LIFETIME_MS = 3000;
 const MOVE_INTERVAL_MS = 33; // about 30 mouse moves a second
 const WHEEL_LINE_PX = 40;
 const MODIFIER_BITS = { altKey: 1, ctrlKey: 2, metaKey: 4, shiftKey: 8 };
