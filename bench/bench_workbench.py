@@ -133,12 +133,20 @@ class Viewer:
         self.tab: tabwarden.Tab | None = None
 
     async def open(self, session: str) -> None:
+        if self.tab is not None:
+            await self.watch(session)
+            return
         self.tab = await self.browser.new_tab(f"{self.bench.url}#/s/{session}")
         await self.tab.evaluate(DRAW_HOOK)
 
     async def value(self, expression: str) -> object:
         assert self.tab is not None
         return (await self.tab.evaluate(expression)).value
+
+    async def close(self) -> None:
+        if self.tab is not None:
+            await self.tab.close()
+            self.tab = None
 
     async def watch(self, session: str | None) -> None:
         await self.value(f"location.hash = {('#/s/' + session) if session else '#/'!r}")
@@ -198,12 +206,14 @@ async def run(plan: Plan) -> None:
 
             # ---- click median, with and without a viewer, in alternating rounds --------
             clicks: dict[tuple[bool, float], list[float]] = {}
-            await viewer.open("agent")
-            await wait_until(feeds, "the viewer watching")
             for round_ in range(plan.click_rounds * 4):
                 watched, gap_s = round_ % 2 == 1, (AGENT_GAP_S, 0.0)[round_ // 2 % 2]
-                await viewer.watch("agent" if watched else None)
-                await wait_until(feeds if watched else no_feeds, "the viewer switching")
+                if watched:
+                    await viewer.open("agent")
+                    await wait_until(feeds, "the viewer watching")
+                else:
+                    await viewer.close()  # no workbench page open at all
+                    await wait_until(no_feeds, "the viewer gone")
                 for _ in range(plan.clicks_per_round):
                     await asyncio.sleep(gap_s)  # the agent reading the last receipt
                     start = time.perf_counter()
@@ -213,7 +223,7 @@ async def run(plan: Plan) -> None:
                     )
 
             # ---- live-view latency -------------------------------------------------------
-            await viewer.watch("agent")
+            await viewer.open("agent")
             await wait_until(feeds, "the viewer watching")
             latencies: list[float] = []
             for n in range(plan.latency_runs):

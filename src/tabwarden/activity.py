@@ -22,6 +22,7 @@ pointer events (``note_pointer``) are gathered for the action that runs them.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import time
 from collections import deque
@@ -196,6 +197,9 @@ class SessionActivity:
         self._calls: deque[CallRecord] = deque(maxlen=CALLS_KEPT)
         self.last_call: CallRecord | None = None
         self._views: dict[str, tuple[float, SnapshotNode]] = {}
+        self._acting = 0
+        self._agent_idle = asyncio.Event()
+        self._agent_idle.set()
         self.person_in_control: str | None = None
         """Who took over the browser (a workbench viewer), or None: the agent drives."""
         self._controlled_since = 0.0
@@ -225,6 +229,28 @@ class SessionActivity:
         event = ActivityEvent(kind, data, tab_id)
         for subscription in list(self._subscribers):
             subscription.put(event)
+
+    # ---- the agent acting ---------------------------------------------------------------
+
+    @contextmanager
+    def acting(self) -> Iterator[None]:
+        """Around an agent's input action: watchers hold their own work (frames, events)
+        until it ends, so they never compete with it for the machine."""
+        self._acting += 1
+        self._agent_idle.clear()
+        try:
+            yield
+        finally:
+            self._acting -= 1
+            if not self._acting:
+                self._agent_idle.set()
+
+    async def until_agent_idle(self, limit_s: float) -> None:
+        """Wait while an agent's action runs, at most ``limit_s`` (a long one, typing a
+        long text, still lets a watcher see it happen)."""
+        if self._acting:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._agent_idle.wait(), limit_s)
 
     # ---- a person in control ------------------------------------------------------------
 

@@ -81,6 +81,8 @@ class ActionRunner:
             await self._services.bring_to_front(page, budget)
             group = self.new_group()
             with (
+                self._services.activity.acting(),
+                page.screencast.quiet(),
                 ActionWatch(page, self._services, self._supervisor, self.text_watch) as watch,
                 gathering_pointer() as points,
             ):
@@ -92,11 +94,10 @@ class ActionRunner:
                 label, detail = (
                     done if done is not None else (self._describe(target), "a dialog opened")
                 )
-                ref = parse_ref(target) if target else None
-                self._services.activity.action(
-                    page.id, name, ref=ref, label=label, points=list(points)
-                )
-                return await watch.receipt(name, label, detail, budget)
+                receipt = await watch.receipt(name, label, detail, budget)
+            ref = parse_ref(target) if target else None
+            self._services.activity.action(page.id, name, ref=ref, label=label, points=list(points))
+            return receipt
 
     def _describe(self, target: str | None) -> str | None:
         """How a receipt names a ref or selector it did not get to resolve."""

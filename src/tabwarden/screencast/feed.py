@@ -107,12 +107,10 @@ class FrameFeed:
         on_frame: Callable[[ScreencastFrame], None] | None,
         params_changed: Callable[[], None],
         closing: Callable[[FrameFeed], None],
-        taken: Callable[[], None] = lambda: None,
     ) -> None:
         self.asked = asked
         self._quality = AdaptiveQuality(asked) if adaptive else None
         self._on_frame = on_frame
-        self._taken_callback = taken
         self._params_changed = params_changed
         self._closing = closing
         self._latest: ScreencastFrame | None = None
@@ -175,7 +173,6 @@ class FrameFeed:
                 self._handed[frame.seq] = frame.arrived
                 while len(self._handed) > _HANDED_KEPT:
                     self._handed.popitem(last=False)
-                self._taken_callback()
                 return frame
             self._arrival.clear()
             try:

@@ -21,7 +21,7 @@ import base64
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,6 +43,8 @@ Spawn = Callable[[Coroutine[Any, Any, None], str], asyncio.Task[None]]
 _ACK_S = 5.0
 _UPDATE_S = 10.0
 _STOP_S = 2.0
+_RESUME_S = 0.05
+"""After an agent's action, how long the paused screencast waits before it starts again."""
 _FIRST_FRAME_S = 0.5
 """How long a start may go without a frame before it is started once more."""
 
@@ -84,7 +86,9 @@ class FrameSource:
         self._update: asyncio.Task[None] | None = None
         self._seq = 0
         self._frame_came = asyncio.Event()
-        self._held_ack: tuple[CDPSession, int] | None = None
+        self._quiet = 0
+        self._resume: asyncio.TimerHandle | None = None
+        """Agent actions running now: live views get no frames meanwhile (``quiet``)."""
         self._kicked = False
         self._ended: TabwardenError | None = None
 
@@ -129,10 +133,8 @@ class FrameSource:
             on_frame=on_frame,
             params_changed=self._schedule_update,
             closing=self._feed_closed,
-            taken=self._ack_held,
         )
         self._feeds.append(feed)
-        self._ack_held()  # a frame held for a slow viewer: the new feed wants the next
         try:
             await self._apply(budget)
         except BaseException:
@@ -144,6 +146,40 @@ class FrameSource:
             # A recording starts with what comes next; a live view with what is shown.
             feed.deliver(self._newest)
         return feed
+
+    @contextlib.contextmanager
+    def quiet(self) -> Iterator[None]:
+        """While an agent's action runs: when only live views watch, the screencast pauses
+        (capturing and encoding frames would compete with the action for the machine)
+        and starts again after it, with the page as it is then. Both in the background:
+        the stop goes out ahead of the action's input, the action waits for neither. A
+        recording keeps every frame, so with one open nothing pauses."""
+        if (
+            self._running is None
+            or self._ended is not None
+            or any(feed.keeps_every_frame for feed in self._feeds)
+        ):
+            yield
+            return
+        self._quiet += 1
+        if self._resume is not None:
+            self._resume.cancel()  # the last action's resume had not come yet: still paused
+            self._resume = None
+        else:
+            self._schedule_update()
+        try:
+            yield
+        finally:
+            self._quiet -= 1
+            if not self._quiet:
+                # A moment later: an agent acting again at once (a batch, a form filled
+                # field by field) keeps it paused, rather than restarting between steps.
+                self._resume = asyncio.get_running_loop().call_later(_RESUME_S, self._resumed)
+
+    def _resumed(self) -> None:
+        self._resume = None
+        if not self._quiet:
+            self._schedule_update()
 
     async def updated(self, budget: Budget) -> None:
         """Wait until the screencast matches the open feeds (after a close, a change of
@@ -219,7 +255,6 @@ class FrameSource:
     def _feed_closed(self, feed: FrameFeed) -> None:
         if feed in self._feeds:
             self._feeds.remove(feed)
-            self._ack_held()  # whoever is left takes frames at their own pace
             self._schedule_update()
 
     def _schedule_update(self) -> None:
@@ -240,7 +275,7 @@ class FrameSource:
             if self._ended is not None:
                 return
             wanted = most_demanding(feed.params for feed in self._feeds)
-            if wanted is None:
+            if wanted is None or self._quiet:
                 await self._stop(budget)
                 return
             session = await self._ready_session(budget)
@@ -307,14 +342,7 @@ class FrameSource:
         params = event.params
         ack = params.get("sessionId")
         if ack is not None:
-            self._ack_held()  # an older frame's, if one was held: never two held
-            if any(feed.keeps_every_frame for feed in self._feeds) or not self._feeds:
-                self._spawn(self._ack(session, int(ack)), f"screencast ack {self.tab_id}")
-            else:
-                # Live views only: the browser captures and encodes the next frame once
-                # this one is acknowledged, so it is acknowledged when a viewer takes it.
-                # Frames then come as fast as viewers show them, and no faster.
-                self._held_ack = (session, int(ack))
+            self._spawn(self._ack(session, int(ack)), f"screencast ack {self.tab_id}")
         encoded = params.get("data")
         if not isinstance(encoded, str) or not encoded:
             return
@@ -326,11 +354,6 @@ class FrameSource:
         self._newest = frame
         for feed in list(self._feeds):
             feed.deliver(frame)
-
-    def _ack_held(self) -> None:
-        held, self._held_ack = self._held_ack, None
-        if held is not None:
-            self._spawn(self._ack(*held), f"screencast ack {self.tab_id}")
 
     async def _ack(self, session: CDPSession, frame_session: int) -> None:
         with contextlib.suppress(TabwardenError):

@@ -10,7 +10,7 @@ from typing import Any, get_args
 from ...budget import Budget
 from ...errors import InvalidArgument
 from ...person_input import MouseButton, PersonInput
-from ...screencast import FrameFeed, ScreencastFrame
+from ...screencast import FrameFeed, ScreencastFrame, ScreencastParams
 from ...tab import Tab
 
 __all__ = ["InputForwarder", "LiveFrame", "open_feed", "thumbnail"]
@@ -41,9 +41,15 @@ class LiveFrame:
         )
 
 
+LIVE_VIEW = ScreencastParams(quality=60, max_width=1024, max_height=1024)
+"""What a live view asks for at first (adaptive quality lowers it while frames come
+late): a workbench page shows the tab scaled into part of a window, and every pixel
+less is less for the agent's browser to encode while the agent works."""
+
+
 async def open_feed(tab: Tab, budget: Budget) -> FrameFeed:
     """A latest-wins, adaptive feed of the tab's frames (the screencast runs while open)."""
-    return await tab.page.screencast.watch(budget=budget)
+    return await tab.page.screencast.watch(LIVE_VIEW, budget=budget)
 
 
 async def thumbnail(tab: Tab, budget: Budget) -> str:

@@ -44,6 +44,8 @@ _SUMMARY_DELAY_S = 0.25
 """Session cards are sent at most this often (several events make one update)."""
 _THUMBNAIL_EVERY_S = 2.0
 _FRAME_WAIT_S = 30.0
+_DEFER_S = 0.25
+"""The longest a page's frames and events wait for an agent's action to end."""
 _SHOWN_WAIT_S = 1.0
 """A page that does not say it showed a frame gets the next one after this anyway."""
 _ENVELOPE = ("type", "session", "tab", "watching", "active")
@@ -192,6 +194,10 @@ class Viewer:
     async def _pump_events(self) -> None:
         while True:
             await self._wake_events.wait()
+            if self.session is not None:
+                # Drawn after the agent's action, not during it: the page's work would
+                # compete with the action for the machine.
+                await self.session.activity.until_agent_idle(_DEFER_S)
             self._wake_events.clear()
             for name, subscription in list(self._subscriptions.items()):
                 for event in subscription.ready():
@@ -311,7 +317,10 @@ class Viewer:
             feed.close()  # another tab was picked meanwhile
             return
         self._feed = feed
+        activity = self.session.activity if self.session is not None else None
         while not tab.closed and not feed.closed:
+            if activity is not None:
+                await activity.until_agent_idle(_DEFER_S)  # see _pump_events
             try:
                 got = await feed.next(Budget(_FRAME_WAIT_S))
             except TabwardenError:
