@@ -45,8 +45,6 @@ _UPDATE_S = 10.0
 _STOP_S = 2.0
 _RESUME_S = 0.05
 """After an agent's action, how long the paused screencast waits before it starts again."""
-_FIRST_FRAME_S = 0.5
-"""How long a start may go without a frame before it is started once more."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,11 +83,9 @@ class FrameSource:
         self._subscription: Subscription | None = None
         self._update: asyncio.Task[None] | None = None
         self._seq = 0
-        self._frame_came = asyncio.Event()
         self._quiet = 0
-        self._resume: asyncio.TimerHandle | None = None
         """Agent actions running now: live views get no frames meanwhile (``quiet``)."""
-        self._kicked = False
+        self._resume: asyncio.TimerHandle | None = None
         self._ended: TabwardenError | None = None
 
     # ---- properties -----------------------------------------------------------------
@@ -295,7 +291,6 @@ class FrameSource:
                 self._running = None
                 self._maybe_running = False
                 await session.send("Page.stopScreencast", budget=budget)
-            self._frame_came.clear()
             try:
                 await session.send("Page.startScreencast", wanted.to_cdp(), budget=budget)
             except asyncio.CancelledError:
@@ -304,22 +299,6 @@ class FrameSource:
                 self._maybe_running = True
                 raise
             self._running = wanted
-            if not self._kicked:
-                self._spawn(self._first_frame(wanted), f"screencast first frame {self.tab_id}")
-            self._kicked = False
-
-    async def _first_frame(self, started: ScreencastParams) -> None:
-        """A start sends the current frame; one raced by a change of the viewport (an
-        emulation) may send none, and a still page paints no other. Start once more."""
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._frame_came.wait(), _FIRST_FRAME_S)
-            return
-        if self._ended is None and self._feeds and self._running == started:
-            async with self._switch:
-                self._running = None
-                self._maybe_running = True  # stop, then start again
-            self._kicked = True
-            await self._apply_quietly()
 
     async def _stop(self, budget: Budget) -> None:
         session, running = self._running_on, self._running is not None or self._maybe_running
@@ -347,7 +326,6 @@ class FrameSource:
         if not isinstance(encoded, str) or not encoded:
             return
         self._seq += 1
-        self._frame_came.set()
         frame = ScreencastFrame.from_cdp(
             self._seq, encoded, params.get("metadata") or {}, time.monotonic()
         )

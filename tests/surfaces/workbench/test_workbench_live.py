@@ -5,6 +5,7 @@ does goes back through the agent's own paths (dialog answers, input, consent).""
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import time
 from collections.abc import AsyncIterator, Callable
@@ -15,9 +16,12 @@ import pytest_asyncio
 import websockets
 
 import tabwarden
+from tabwarden.budget import Budget
 from tabwarden.config import Config, load_config
 from tabwarden.errors import PersonInControl
+from tabwarden.jpeg import jpeg_size
 from tabwarden.surfaces.workbench import Workbench
+from tabwarden.surfaces.workbench.live import still_frame
 from tabwarden.tools.context import ToolContext
 from tabwarden.tools.registry import call_tool
 
@@ -324,3 +328,20 @@ async def test_the_view_follows_the_agent_to_a_new_tab(
         lambda m: m.get("type") == "frame" and m["tab"] == first, "a frame of the first tab again"
     )
     assert back["meta"]["deviceWidth"] > 0
+
+
+async def test_a_still_frame_carries_the_viewport_the_boxes_need(agent: ToolContext) -> None:
+    """What a watched tab that sent no screencast frame is shown with (a still page whose
+    start frame was lost to a viewport change): one capture, with its scroll and size."""
+    session = await agent.session()
+    tab = session.active_tab
+    assert tab is not None
+    await tab.evaluate("window.scrollTo(0, 300)")
+    try:
+        still = await still_frame(tab, Budget(10))
+    finally:
+        await tab.evaluate("window.scrollTo(0, 0)")
+    assert still.seq == 0 and still.data.startswith("/9j/")
+    assert still.meta["deviceWidth"] == 1280 and still.meta["deviceHeight"] == 720
+    assert still.meta["scrollOffsetY"] == 300 and still.meta["pageScaleFactor"] == 1
+    assert jpeg_size(base64.b64decode(still.data)) == (1280, 720)

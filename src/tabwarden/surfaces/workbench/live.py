@@ -3,6 +3,7 @@ thumbnail, and a person's input sent to it — in the wire format of the workben
 
 from __future__ import annotations
 
+import asyncio
 import base64
 from dataclasses import dataclass
 from typing import Any, get_args
@@ -13,7 +14,7 @@ from ...person_input import MouseButton, PersonInput
 from ...screencast import FrameFeed, ScreencastFrame, ScreencastParams
 from ...tab import Tab
 
-__all__ = ["InputForwarder", "LiveFrame", "open_feed", "thumbnail"]
+__all__ = ["InputForwarder", "LiveFrame", "open_feed", "still_frame", "thumbnail"]
 
 _THUMBNAIL_WIDTH = 360
 
@@ -50,6 +51,30 @@ less is less for the agent's browser to encode while the agent works."""
 async def open_feed(tab: Tab, budget: Budget) -> FrameFeed:
     """A latest-wins, adaptive feed of the tab's frames (the screencast runs while open)."""
     return await tab.page.screencast.watch(LIVE_VIEW, budget=budget)
+
+
+async def still_frame(tab: Tab, budget: Budget) -> LiveFrame:
+    """What the tab shows now, captured once: for a page that sends no screencast frame
+    (it paints nothing: a still page whose start frame was lost to a change of its
+    viewport)."""
+    session = await tab.page.ready_session(budget)
+    metrics, shot = await asyncio.gather(
+        session.send("Page.getLayoutMetrics", budget=budget),
+        session.send("Page.captureScreenshot", {"format": "jpeg", "quality": 60}, budget=budget),
+    )
+    view = metrics.get("cssVisualViewport") or {}
+    return LiveFrame(
+        seq=0,
+        data=str(shot.get("data", "")),
+        meta={
+            "deviceWidth": float(view.get("clientWidth", 0)),
+            "deviceHeight": float(view.get("clientHeight", 0)),
+            "offsetTop": 0.0,
+            "pageScaleFactor": float(view.get("scale", 1.0)),
+            "scrollOffsetX": float(view.get("pageX", 0)),
+            "scrollOffsetY": float(view.get("pageY", 0)),
+        },
+    )
 
 
 async def thumbnail(tab: Tab, budget: Budget) -> str:

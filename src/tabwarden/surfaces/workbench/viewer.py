@@ -30,7 +30,7 @@ from ...session import BrowserSession
 from ...tab import Tab
 from ...tasks import TaskOwner
 from .consent import ConsentDesk
-from .live import InputForwarder, LiveFrame, open_feed, thumbnail
+from .live import InputForwarder, LiveFrame, open_feed, still_frame, thumbnail
 from .views import session_summary, session_view, tabs_view
 
 __all__ = ["Viewer", "ViewerHost"]
@@ -46,6 +46,9 @@ _THUMBNAIL_EVERY_S = 2.0
 _FRAME_WAIT_S = 30.0
 _DEFER_S = 0.25
 """The longest a page's frames and events wait for an agent's action to end."""
+_STILL_AFTER_S = 1.0
+"""A watched tab that sends no frame this long is captured once (a still page's start
+frame can be lost to a change of its viewport, and it paints no other)."""
 _SHOWN_WAIT_S = 1.0
 """A page that does not say it showed a frame gets the next one after this anyway."""
 _ENVELOPE = ("type", "session", "tab", "watching", "active")
@@ -318,22 +321,38 @@ class Viewer:
             return
         self._feed = feed
         activity = self.session.activity if self.session is not None else None
+        first = True
         while not tab.closed and not feed.closed:
             if activity is not None:
                 await activity.until_agent_idle(_DEFER_S)  # see _pump_events
             try:
-                got = await feed.next(Budget(_FRAME_WAIT_S))
+                got = await feed.next(Budget(_STILL_AFTER_S if first else _FRAME_WAIT_S))
             except TabwardenError:
                 return  # the tab went away, or the feed was closed
-            if got is None:
+            if got is None and first:
+                frame = await self._still(tab)
+            elif got is None:
                 continue  # nothing repainted for a while (a background tab paints nothing)
+            else:
+                frame = LiveFrame.of(got)
+            first = False
+            if frame is None:
+                continue
             self._shown.clear()
-            self._awaiting = got.seq
-            self._send_frame(tab.id, LiveFrame.of(got))
+            self._awaiting = frame.seq
+            self._send_frame(tab.id, frame)
             # Flow control: the next frame (the newest by then) goes once the page has
             # shown this one, so frames never queue in the socket or the page.
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._shown.wait(), _SHOWN_WAIT_S)
+
+    async def _still(self, tab: Tab) -> LiveFrame | None:
+        """A still page whose screencast sent nothing yet: what it shows, captured once."""
+        try:
+            return await still_frame(tab, Budget(_INPUT_S))
+        except TabwardenError as exc:
+            logger.debug("no still frame of tab %s: %s", tab.id, exc)
+            return None
 
     def _unwatch(self) -> None:
         self._hand_back()
