@@ -47,7 +47,9 @@ async def test_frames_carry_the_viewport_metadata(browser, server):
     tab = await _shown_tab(browser, server)
     source = tab.page.screencast
     assert source.running is None  # nobody watches yet: no screencast
-    feed = await source.watch(ScreencastParams(quality=50), Budget(10.0))
+    # Not adaptive: this test reads no frame as shown, and a feed whose frames are never
+    # shown steps its quality down (each step restarts the screencast).
+    feed = await source.watch(ScreencastParams(quality=50), Budget(10.0), adaptive=False)
     assert source.running == ScreencastParams(quality=50)
     frame = await feed.next(Budget(15.0))
     assert frame is not None and frame.data[:2] == b"\xff\xd8"  # JPEG
@@ -217,24 +219,3 @@ async def test_a_feed_opened_while_the_screencast_runs_gets_the_newest_frame_at_
     second.close()
     first.close()
     await tab.close()
-
-
-async def test_a_start_raced_by_a_viewport_change_still_shows_the_still_page(browser, server):
-    """A start sends the frame on screen; a viewport change racing it can lose that
-    frame, and a page that paints nothing more would show nothing: it is started again."""
-    tab = await _shown_tab(browser, server, "/index.html")
-    try:
-        for delay_ms in range(12):
-            watching = asyncio.create_task(tab.page.screencast.watch(budget=Budget(10.0)))
-            await asyncio.sleep(delay_ms / 1000)  # a spread of orders between the two
-            await browser.emulate(width=800 if delay_ms % 2 else 640, height=600)
-            feed = await watching
-            try:
-                frame = await feed.next(Budget(5.0))
-                assert frame is not None, f"no frame of the still page (race at {delay_ms} ms)"
-            finally:
-                feed.close()
-            await tab.page.screencast.updated(Budget(5.0))
-    finally:
-        await browser.emulate(reset=True)
-        await tab.close()
