@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..backends.reaper import pid_alive
+
 __all__ = ["WorkbenchEntry", "listed", "register", "unregister"]
 
 WorkbenchEntry = dict[str, Any]
@@ -42,18 +44,8 @@ def listed(root: Path) -> list[WorkbenchEntry]:
             pid = int(entry["pid"])
         except (OSError, ValueError, KeyError, TypeError):
             continue
-        if not _alive(pid):
+        if not pid_alive(pid):
             unregister(path)
             continue
         entries.append(entry)
     return sorted(entries, key=lambda e: float(e.get("started", 0)))
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
