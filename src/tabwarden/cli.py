@@ -688,6 +688,15 @@ def mcp_command(
             "is printed on stderr at start).",
         ),
     ] = True,
+    workbench_host: Annotated[
+        str | None,
+        typer.Option(
+            "--workbench-host",
+            metavar="HOST",
+            help="Where the workbench listens (default 127.0.0.1); another host still "
+            "needs the per-run token in its URL.",
+        ),
+    ] = None,
     backend: _BackendOption = None,
 ) -> None:
     """Run the MCP server (stdio by default, or HTTP)."""
@@ -716,6 +725,8 @@ def mcp_command(
         viewport_size=viewport_size,
         user_agent=user_agent,
     )
+    if workbench_host is not None:
+        config.workbench.host = workbench_host
     if tools is not None:  # the flag wins over tools.groups in the file or environment
         config.tools.groups = list(registry.parse_groups(tools))
     try:

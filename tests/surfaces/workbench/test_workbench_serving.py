@@ -126,3 +126,28 @@ def test_the_list_says_when_none_runs(env: dict[str, str]) -> None:
         [*MODULE, "workbench", "--list"], env=env, capture_output=True, text=True, timeout=_RUN_S
     )
     assert done.returncode == 0 and "no workbench is running" in done.stdout
+
+
+def test_another_host_is_an_explicit_flag_and_keeps_the_token(env: dict[str, str]) -> None:
+    proc = subprocess.Popen(
+        [*MODULE, "mcp", "--workbench-host", "0.0.0.0"],
+        env=env,
+        stdin=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stderr is not None and proc.stdin is not None
+    try:
+        line = proc.stderr.readline()
+        assert line.startswith("tabwarden workbench: http://0.0.0.0:"), line
+        port = line.split(":")[3].split("/")[0]
+        token = line.split("?token=")[1].strip()
+        refused = httpx.get(f"http://127.0.0.1:{port}/api/sessions", timeout=10)
+        assert refused.status_code == 401
+        assert _sessions(f"http://127.0.0.1:{port}/?token={token}").status_code == 200
+        proc.stdin.close()
+        assert proc.wait(timeout=_RUN_S) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
