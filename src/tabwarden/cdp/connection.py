@@ -124,7 +124,9 @@ class CDPConnection:
         session_id: str | None = None,
     ) -> JSONObject:
         """Send one command and wait for its reply within ``budget``."""
-        if self._closed:
+        if self._closed or self._ws.transport.is_closing():
+            # A socket the browser dropped is closing before the reader hears of it: a
+            # write now would only fail again (asyncio warns after a few).
             raise self.loss_error(method)
         budget.check(method)
         future: asyncio.Future[JSONObject] = asyncio.get_running_loop().create_future()
