@@ -255,7 +255,9 @@ async def test_a_capture_that_runs_out_of_time_leaves_the_tab_responsive(browser
     tab = await browser.new_tab(server.url("/tall.html?elements=200000"), timeout_ms=60_000)
     try:
         view = (await tab.evaluate(VIEW, timeout_ms=60_000)).value
-        with pytest.raises(DeadlineExceeded, match="did not finish within 100 ms"):
+        # Out of time in the capture, or (on a loaded machine) already in the layout
+        # metrics before it: a DeadlineExceeded either way, and the tab must recover.
+        with pytest.raises(DeadlineExceeded, match="within 100 ms"):
             await tab.screenshot(full_page=True, timeout_ms=100)
         started = time.monotonic()
         assert (await tab.evaluate("1 + 1", timeout_ms=30_000)).value == 2
