@@ -12,6 +12,7 @@ from tabwarden.actions.evaluate import is_busy
 from tabwarden.budget import Budget
 from tabwarden.config import Config
 from tabwarden.errors import (
+    BrowserNotResponding,
     EvaluateDisabled,
     EvaluateTimeout,
     InvalidArgument,
@@ -179,18 +180,23 @@ async def test_every_tool_returns_by_its_deadline_on_a_busy_page(browser, busy_p
         "content": lambda: tab.get_content(timeout_ms=800),
     }
     for name, call in calls.items():
-        # Best of three: on a loaded two-core machine one call can be scheduled late;
-        # a call that ignored its deadline would be late every time.
-        took = []
+        # Best of three: on a loaded two-core machine one call can be scheduled late, or
+        # the browser's own answer to the probe that tells a busy page from a frozen
+        # browser can come late; a call that ignored its deadline, or blamed the browser
+        # for a busy page, would do so every time.
+        took: list[float] = []
+        said: list[str] = []
         for _ in range(3):
             started = time.monotonic()
-            with pytest.raises(PageBusy) as caught:
+            with pytest.raises((PageBusy, BrowserNotResponding)) as caught:
                 await call()
             took.append(time.monotonic() - started)
-            assert "terminate_script" in caught.value.hint
-            if took[-1] < 0.8 + MARGIN_S:
+            said.append(type(caught.value).__name__)
+            if isinstance(caught.value, PageBusy) and took[-1] < 0.8 + MARGIN_S:
+                assert "terminate_script" in caught.value.hint
                 break
-        assert min(took) < 0.8 + MARGIN_S, (name, took)
+        else:
+            raise AssertionError(f"{name}: never a timely PageBusy ({said}, {took})")
         # Meanwhile the session, its tab list and another tab keep working.
         assert len(await browser.tabs()) >= 2
         assert (await other.snapshot(timeout_ms=2000)).page.chars > 0
