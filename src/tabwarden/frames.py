@@ -413,7 +413,11 @@ class FrameTracker:
                 logger.debug("setting up frame %s: %s failed: %s", child.target_id, method, result)
         try:
             tree = await child.send("Page.getFrameTree", budget=budget)
-            self.registry.seed(tree["frameTree"], child)
+            # The iframe may have been removed while its tree was on its way (the reply
+            # came before the parent's frameDetached, and that event was handled first):
+            # seeding then would bring a removed frame back.
+            if child.session_id in self._children and self.registry.get(child.target_id or ""):
+                self.registry.seed(tree["frameTree"], child)
         except (TabwardenError, KeyError) as exc:
             logger.debug("reading the frame tree of %s failed: %s", child.target_id, exc)
 

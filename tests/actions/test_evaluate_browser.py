@@ -197,9 +197,10 @@ async def test_every_tool_returns_by_its_deadline_on_a_busy_page(browser, busy_p
                 break
         else:
             raise AssertionError(f"{name}: never a timely PageBusy ({said}, {took})")
-        # Meanwhile the session, its tab list and another tab keep working.
+        # Meanwhile the session, its tab list and another tab keep working (a spinning
+        # renderer takes one of two cores: the other tab gets a loaded machine's time).
         assert len(await browser.tabs()) >= 2
-        assert (await other.snapshot(timeout_ms=2000)).page.chars > 0
+        assert (await other.snapshot(timeout_ms=10_000)).page.chars > 0
     assert await tab.terminate_script()
     await tab.click(_ref(snap, "Click me"))
     assert (await tab.evaluate("window.n")).value == 1

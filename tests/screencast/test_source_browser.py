@@ -224,3 +224,26 @@ async def test_a_feed_opened_while_the_screencast_runs_gets_the_newest_frame_at_
     second.close()
     first.close()
     await tab.close()
+
+
+async def test_thumbnails_taken_while_a_live_view_watches_leave_its_frames_true(browser, server):
+    # A scaled capture resizes the viewport the screencast paints for a moment: frames
+    # painted then would carry the thumbnail's size as the viewport's.
+    tab = await _shown_tab(browser, server)
+    source = tab.page.screencast
+    width, height = (await tab.evaluate("[innerWidth, innerHeight]")).value
+    seen: list[ScreencastFrame] = []
+    feed = await source.watch(
+        ScreencastParams(quality=40), Budget(10.0), adaptive=False, on_frame=seen.append
+    )
+    await feed.next(Budget(15.0))
+    for _ in range(8):
+        thumbnail = await source.thumbnail(Budget(10.0), max_width=200)
+        assert thumbnail.data[:2] == b"\xff\xd8"
+        assert jpeg_size(thumbnail.data) == (thumbnail.width, thumbnail.height)
+        await tab.evaluate(ANIMATION_FRAMES)
+    assert len(seen) > 8
+    sizes = {(frame.device_width, frame.device_height) for frame in seen}
+    assert sizes == {(width, height)}
+    feed.close()
+    await tab.close()

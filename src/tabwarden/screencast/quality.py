@@ -29,11 +29,8 @@ LADDER: tuple[QualityStep, ...] = (
     QualityStep(1.0, 1.0),
     QualityStep(0.8, 0.75),
     QualityStep(0.6, 0.5),
-    QualityStep(0.4, 0.5),
+    QualityStep(0.4, 0.35),
 )
-"""Never below half the size: Chromium's metadata for much smaller frames (about 360 px
-wide) gave the frame's size as the viewport's, which would misplace the boxes laid over
-a live view; the last rung lowers quality only."""
 _LOWEST_QUALITY = 10
 _SMALLEST_SIDE = 16
 

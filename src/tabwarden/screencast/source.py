@@ -189,11 +189,25 @@ class FrameSource:
     ) -> Thumbnail:
         """A small JPEG of the page's viewport now (``Page.captureScreenshot`` clipped to
         the visual viewport, scaled to at most ``max_width`` CSS pixels wide); for lists
-        of sessions and tabs. Runs no screencast."""
+        of sessions and tabs. Runs no screencast.
+
+        While the screencast runs, its newest frame is the thumbnail, as large as the
+        screencast makes it: a scaled capture resizes the viewport the screencast paints
+        for a moment, and frames painted then would give the thumbnail's size as the
+        viewport's. A capture also holds back a screencast's start until it is done."""
         if max_width < 16:
             raise InvalidArgument(f"max_width must be at least 16 pixels, got {max_width}")
         if not 0 <= quality <= 100:
             raise InvalidArgument(f"quality={quality} is out of range", hint="give 0 to 100")
+        async with self._switch:
+            newest = self._newest if self._running is not None else None
+            if newest is not None:
+                data = newest.data
+                size = jpeg_size(data) or (int(newest.device_width), int(newest.device_height))
+                return Thumbnail(data, *size)
+            return await self._capture_thumbnail(budget, max_width, quality)
+
+    async def _capture_thumbnail(self, budget: Budget, max_width: int, quality: int) -> Thumbnail:
         session = await self._ready_session(budget)
         metrics = await session.send("Page.getLayoutMetrics", budget=budget)
         view = metrics.get("cssVisualViewport") or {}
