@@ -8,10 +8,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from .backends.attach_target import AttachTarget, find_attach_target
 from .backends.choice import backend_for, local_backend
 from .backends.external import CDPEndpoint, ConsentCheck
+from .budget import Budget
 from .config import Config, load_config
-from .errors import ConfigError
+from .errors import ConfigError, InvalidArgument
 from .launch_options import apply_launch_options
 from .session import BrowserSession
 
@@ -37,14 +39,62 @@ class SessionStart:
             await self._session.close()
 
     async def _start(self) -> BrowserSession:
-        session = self._make()
-        try:
-            await session.start(timeout_ms=self._timeout_ms)
-        except BaseException:
-            await session.close()
-            raise
-        self._session = session
-        return session
+        self._session = await _started(self._make(), self._timeout_ms)
+        return self._session
+
+
+class _FoundAttach(SessionStart):
+    """An attach with no URL: the browser is chosen as it starts (discovery, launch)."""
+
+    def __init__(
+        self,
+        config: Config,
+        *,
+        name: str,
+        consent: ConsentCheck | None,
+        dialog_bridge: bool,
+        port: int | None,
+        launch: bool,
+        timeout_ms: float | None,
+    ) -> None:
+        super().__init__(self._no_session, timeout_ms)
+        self._config = config
+        self._name = name
+        self._consent = consent
+        self._dialog_bridge = dialog_bridge
+        self._port = port
+        self._launch = launch
+        self.target: AttachTarget | None = None
+        """The browser found (or launched), once started."""
+
+    def _no_session(self) -> BrowserSession:
+        raise AssertionError("a found browser's session is made once it is found")
+
+    async def _start(self) -> BrowserSession:
+        browser = self._config.browser
+        limit_ms = self._timeout_ms or self._config.timeouts.launch_ms
+        budget = Budget.from_ms(limit_ms)
+        target = await find_attach_target(
+            browser.attach, budget, data_dir=browser.data_dir, port=self._port, launch=self._launch
+        )
+        async with target.until_attached():
+            consent = True if target.consented else self._consent
+            backend = CDPEndpoint(
+                target.cdp_url, consent=consent, needs_dialog_bridge=self._dialog_bridge
+            )
+            session = BrowserSession(backend, name=self._name, config=self._config)
+            self._session = await _started(session, max(budget.remaining() * 1000, 1))
+        self.target = target
+        return self._session
+
+
+async def _started(session: BrowserSession, timeout_ms: float | None) -> BrowserSession:
+    try:
+        await session.start(timeout_ms=timeout_ms)
+    except BaseException:
+        await session.close()
+        raise
+    return session
 
 
 def launch(
@@ -128,9 +178,11 @@ def launch(
 
 
 def attach(
-    cdp_url: str,
+    cdp_url: str | None = None,
     *,
     consent: ConsentCheck | None = None,
+    port: int | None = None,
+    launch: bool = False,
     dialog_bridge: bool = False,
     name: str = "default",
     config: Config | None = None,
@@ -138,6 +190,15 @@ def attach(
     timeout_ms: float | None = None,
 ) -> SessionStart:
     """Attach to a running browser by its CDP endpoint (``http://host:9222`` or ``ws://…``).
+
+    Without ``cdp_url``: the browser running on this machine with remote debugging (on
+    ``port`` when given; else the ports of ``browser.attach.ports`` and the
+    DevToolsActivePort files of the usual profile folders). Several found, or none, is
+    an :class:`~tabwarden.EndpointError` that lists them, or says how to start one.
+    ``launch=True``: when none runs, launch the user's Chrome (``browser.attach``) with
+    remote debugging on a profile folder of tabwarden's own, never their everyday one,
+    and attach to it; the user asked for that browser, so that is their consent. It is
+    theirs: it stays open when the session closes.
 
     It needs the user's consent: ``consent=True`` once they agreed, or a callable
     shown the :class:`~tabwarden.AttachRequest` (browser, profile, open tabs) that
@@ -150,6 +211,21 @@ def attach(
     config = _configured(config, secrets_file)
     if consent is None:
         consent = config.safety.allow_attach
+    if cdp_url is None:
+        return _FoundAttach(
+            config,
+            name=name,
+            consent=consent,
+            dialog_bridge=dialog_bridge,
+            port=port,
+            launch=launch,
+            timeout_ms=timeout_ms,
+        )
+    if port is not None or launch:
+        raise InvalidArgument(
+            "cdp_url names the browser already; port and launch are for attaching without one",
+            hint="give cdp_url alone, or port and launch without it",
+        )
     backend = CDPEndpoint(cdp_url, consent=consent, needs_dialog_bridge=dialog_bridge)
     return SessionStart(lambda: BrowserSession(backend, name=name, config=config), timeout_ms)
 

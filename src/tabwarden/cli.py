@@ -37,7 +37,10 @@ that carries text written by web pages opens with ``[untrusted page data]``
 Attaching to a running browser needs the user's consent: ``tabwarden attach URL
 --allow-attach`` (or ``--consent``), and ``tabwarden mcp --cdp-endpoint URL
 --allow-attach`` to make every MCP client drive that browser; without it the call fails
-with a ConsentRequired error saying what the browser holds.
+with a ConsentRequired error saying what the browser holds. ``tabwarden attach`` with no
+URL attaches to the browser running here with remote debugging (``--port N``: the one on
+that port); ``--launch`` starts the user's Chrome on tabwarden's own attach profile when
+none runs (docs/attach.md).
 
 Also: ``schema`` (tool definitions as JSON for other harnesses), ``mcp`` (the MCP
 server), ``demo`` (``demo --serve [--port N]`` serves the demo site until Ctrl-C),

@@ -27,6 +27,7 @@ from .safety.url_policy import parse_host_pattern
 from .tool_groups import DEFAULT_GROUPS, GROUPS, parse_groups
 
 __all__ = [
+    "AttachConfig",
     "BrowserConfig",
     "CloudConfig",
     "Config",
@@ -117,6 +118,67 @@ class GridConfig(_Section):
             if not value.startswith(("http://", "https://")):
                 raise ValueError("must be an http:// or https:// URL, e.g. http://localhost:4444")
         return value
+
+
+class AttachConfig(_Section):
+    """Attaching without a URL: the browsers found on this machine, and the one
+    ``attach --launch`` starts (backends/discovery.py, backends/user_browser.py)."""
+
+    ports: list[int] = Field(
+        default_factory=lambda: [9222, 9223, 9224, 9229],
+        description="Ports on 127.0.0.1 asked for a browser with remote debugging "
+        "(GET /json/version) when attach is given no URL, in this order.",
+    )
+    profile_dirs: list[Path] | None = Field(
+        None,
+        description="Profile folders whose DevToolsActivePort file names a running "
+        "browser's port. Unset: the usual folders of Chrome (stable, Beta, Dev, Canary), "
+        "Chromium and Edge on this system; a list replaces them (list the folder you start "
+        "Chrome with, --user-data-dir). The attach --launch profile is always read.",
+    )
+    discovery_ms: int = Field(
+        1_500,
+        gt=0,
+        le=60_000,
+        description="How long looking for running browsers may take in all (ports and "
+        "files are asked at once; a port that does not answer is given up).",
+    )
+    executable: str | None = Field(
+        None,
+        description="The browser attach --launch starts (a path or a name on PATH). Unset: "
+        "the first of google-chrome, google-chrome-stable, chrome, microsoft-edge, msedge, "
+        "chromium, chromium-browser on PATH, then the usual install places.",
+    )
+    headless: bool = Field(
+        False,
+        description="Start the attach --launch browser without a window (it is the user's "
+        "browser: a window by default).",
+    )
+    profile_dir: Path | None = Field(
+        None,
+        description="The profile folder of the attach --launch browser, kept between launches "
+        "(default: attach-profile in browser.data_dir). Never the user's own profile.",
+    )
+    args: list[str] = Field(
+        default_factory=list,
+        description="More command-line switches for the attach --launch browser "
+        "(profile switches are refused: it always runs on its own folder).",
+    )
+
+    @field_validator("ports", mode="before")
+    @classmethod
+    def _ports(cls, value: object) -> object:
+        value = _words(value)
+        if isinstance(value, list):
+            for port in value:
+                if not str(port).strip().isdigit() or not 0 < int(str(port).strip()) < 65536:
+                    raise ValueError(f"{port!r} is not a port number (1-65535)")
+        return value
+
+    @field_validator("profile_dirs", mode="before")
+    @classmethod
+    def _folders(cls, value: object) -> object:
+        return _words(value) if isinstance(value, str) else value
 
 
 class BrowserConfig(_Section):
@@ -248,6 +310,11 @@ class BrowserConfig(_Section):
     grid: GridConfig = Field(
         default_factory=GridConfig,
         description="A Selenium Grid to take browsers from (its keys follow).",
+    )
+    attach: AttachConfig = Field(
+        default_factory=AttachConfig,
+        description="Attaching with no URL: browsers found here, attach --launch (its keys "
+        "follow).",
     )
 
     @field_validator("backend", mode="before")
@@ -637,7 +704,7 @@ def _merge_env(data: dict[str, Any], env: Mapping[str, str]) -> None:
             target = target.setdefault(part, {})
             if not isinstance(target, dict):
                 raise ConfigError(f"config section {section!r} must be a mapping")
-        if key == "extra_args":
+        if key in ("extra_args", "args"):
             target[key] = _env_list(name, value)
         elif key == "capabilities":
             target[key] = _env_mapping(name, value)

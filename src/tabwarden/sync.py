@@ -1158,9 +1158,11 @@ def launch(
 
 
 def attach(
-    cdp_url: str,
+    cdp_url: str | None = None,
     *,
     consent: ConsentCheck | None = None,
+    port: int | None = None,
+    launch: bool = False,
     dialog_bridge: bool = False,
     name: str = "default",
     config: Config | None = None,
@@ -1170,6 +1172,15 @@ def attach(
     """Attach to a running browser by its CDP endpoint; returns the started session.
 
     Attach to a running browser by its CDP endpoint (``http://host:9222`` or ``ws://…``).
+
+    Without ``cdp_url``: the browser running on this machine with remote debugging (on
+    ``port`` when given; else the ports of ``browser.attach.ports`` and the
+    DevToolsActivePort files of the usual profile folders). Several found, or none, is
+    an :class:`~tabwarden.EndpointError` that lists them, or says how to start one.
+    ``launch=True``: when none runs, launch the user's Chrome (``browser.attach``) with
+    remote debugging on a profile folder of tabwarden's own, never their everyday one,
+    and attach to it; the user asked for that browser, so that is their consent. It is
+    theirs: it stays open when the session closes.
 
     It needs the user's consent: ``consent=True`` once they agreed, or a callable
     shown the :class:`~tabwarden.AttachRequest` (browser, profile, open tabs) that
@@ -1181,6 +1192,8 @@ def attach(
     start = api.attach(
         cdp_url,
         consent=consent,
+        port=port,
+        launch=launch,
         dialog_bridge=dialog_bridge,
         name=name,
         config=config,

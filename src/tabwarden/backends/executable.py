@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ..errors import BrowserNotFound
@@ -25,28 +25,36 @@ def find_browser(
     *,
     env: Mapping[str, str] | None = None,
     path: str | None = None,
+    names: Sequence[str] = BROWSER_NAMES,
+    setting: str = "browser.executable",
+    env_var: str | None = "TABWARDEN_CHROME",
+    places: Sequence[Path] = (),
 ) -> str:
-    """The browser to run: ``$TABWARDEN_CHROME``, then ``configured``, then PATH names."""
+    """The browser to run: ``$TABWARDEN_CHROME`` (``env_var``), then ``configured`` (the
+    ``setting``), then the first of ``names`` on PATH, then the first of ``places`` (where
+    installers put a browser that is not on PATH)."""
     env = os.environ if env is None else env
     search_path = path if path is not None else env.get("PATH", os.defpath)
-    for source, value in (
-        ("TABWARDEN_CHROME", env.get("TABWARDEN_CHROME")),
-        ("browser.executable", configured),
-    ):
+    given = [(env_var, env.get(env_var))] if env_var else []
+    for source, value in (*given, (setting, configured)):
         if value:
             found = _resolve(value, search_path)
             if found is None:
                 raise BrowserNotFound(
                     f"{source} names {value!r}, which is not an executable file",
-                    hint=f"fix {source} or unset it to search PATH for {', '.join(BROWSER_NAMES)}",
+                    hint=f"fix {source} or unset it to search PATH for {', '.join(names)}",
                 )
             return found
-    for name in BROWSER_NAMES:
+    for name in names:
         found = shutil.which(name, path=search_path)
         if found:
             return found
+    for place in places:
+        if place.is_file() and os.access(place, os.X_OK):
+            return str(place)
     raise BrowserNotFound(
-        f"no Chromium-based browser found on PATH (looked for {', '.join(BROWSER_NAMES)})"
+        f"no Chromium-based browser found on PATH (looked for {', '.join(names)})",
+        hint=None if env_var else f"install Chrome, Edge or Chromium, or name one in {setting}",
     )
 
 

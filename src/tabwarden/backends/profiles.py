@@ -14,9 +14,15 @@ import platformdirs
 from ..errors import ProfileInUse
 from .reaper import pid_alive
 
-__all__ = ["claim_profile", "workspace_profile_dir"]
+__all__ = ["claim_profile", "data_root", "workspace_profile_dir"]
 
 _SINGLETON_FILES = ("SingletonLock", "SingletonSocket", "SingletonCookie")
+
+
+def data_root(data_dir: Path | None = None) -> Path:
+    """Where tabwarden keeps profiles: ``data_dir`` (``browser.data_dir``), else the
+    platform's user data folder for tabwarden."""
+    return data_dir or Path(platformdirs.user_data_dir("tabwarden", appauthor=False))
 
 
 def workspace_profile_dir(
@@ -27,7 +33,7 @@ def workspace_profile_dir(
     Kept under the user data folder (never the user's own browser profile), keyed
     by the workspace's resolved path so two projects never share cookies.
     """
-    root = data_dir or Path(platformdirs.user_data_dir("tabwarden", appauthor=False))
+    root = data_root(data_dir)
     workspace = (workspace or Path.cwd()).resolve()
     digest = hashlib.sha256(str(workspace).encode()).hexdigest()[:12]
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", workspace.name)[:40] or "root"

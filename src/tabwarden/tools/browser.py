@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from ..actions.receipt import Receipt
 from ..counting import counted
+from ..errors import InvalidArgument
 from ..navigation import NavigationResult
 from ..screenshot import MAX_AREA_PX, MAX_SIDE_PX
 from .context import ToolContext
@@ -489,16 +490,48 @@ async def close(ctx: ToolContext, p: NoParams) -> ToolResult:
 
 
 class AttachParams(Params):
-    cdp_url: str = Field(description="http://host:9222 or ws://…/devtools/browser/…")
+    cdp_url: str | None = Field(
+        None,
+        description="http://host:9222 or ws://…/devtools/browser/…; unset: the browser "
+        "running here with remote debugging",
+    )
+    port: int | None = Field(
+        None,
+        ge=1,
+        le=65535,
+        description="Unset cdp_url: the browser on this port of 127.0.0.1 (with launch: "
+        "the port to launch it on)",
+    )
+    launch: bool = Field(
+        False,
+        description="Unset cdp_url and none runs: launch the user's Chrome, on a profile of "
+        "tabwarden's own, and attach (the user asked for it: that is their consent)",
+    )
     consent: bool = Field(False, description="True only once the user agreed to this attach")
     timeout_ms: float | None = Timeout
 
 
 async def attach(ctx: ToolContext, p: AttachParams) -> ToolResult:
-    session = await ctx.attach(p.cdp_url, p.consent, timeout_ms=p.timeout_ms)
+    if p.cdp_url is not None and (p.port is not None or p.launch):
+        raise InvalidArgument(
+            "cdp_url names the browser already; port and launch are for attaching without one",
+            hint="give cdp_url alone, or port and launch without it",
+        )
+    session, target = await ctx.attach(
+        p.cdp_url, p.consent, timeout_ms=p.timeout_ms, port=p.port, launch=p.launch
+    )
     count = len(await session.tabs(timeout_ms=p.timeout_ms))
-    text = f"attached to {session.product} at {p.cdp_url}: {counted(count, 'tab')}"
-    return ToolResult(text, {"product": session.product, "tabs": count})
+    text = f"attached to {session.product} at {target.cdp_url}: {counted(count, 'tab')}"
+    data: dict[str, Any] = {"product": session.product, "tabs": count}
+    if p.cdp_url is None:
+        data["cdp_url"] = target.cdp_url
+        text += f"\n{target.describe()}"
+    if target.launched is not None:
+        data.update(
+            launched=True, pid=target.launched.pid, profile=str(target.launched.profile_dir)
+        )
+        text += "\nthe browser stays open when this session closes"
+    return ToolResult(text, data)
 
 
 # ---- diagnostics and devtools -----------------------------------------------------------
@@ -814,20 +847,23 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "browser_attach",
         "devtools",
-        "Drive an already running browser by its CDP URL. Needs the user's consent "
-        "(consent=true); without it, says what the browser holds so you can ask them.",
+        "Drive an already running browser by its CDP URL, or with none the one running here "
+        "with remote debugging. Needs the user's consent (consent=true); without it, says "
+        "what the browser holds so you can ask them. launch=true (only when the user asks) "
+        "starts their Chrome for it.",
         AttachParams,
         attach,
         destructive=True,
         idempotent=True,
         cli=CommandLine(
+            positional=("cdp_url",),
             flag_aliases=(
                 FlagAlias(
                     "--allow-attach",
                     "consent",
                     "The user consents to this attach (the same as --consent).",
                 ),
-            )
+            ),
         ),
     ),
     ToolSpec(

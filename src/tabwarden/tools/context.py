@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..activity import SessionActivity
+from ..backends.attach_target import AttachTarget, find_attach_target
 from ..backends.external import consent_refused, inspect_endpoint
 from ..budget import Budget
 from ..calls import Surface
@@ -88,31 +89,52 @@ class ToolContext:
         return await session.current_tab()
 
     async def attach(
-        self, cdp_url: str, consent: bool, timeout_ms: float | None = None
-    ) -> BrowserSession:
-        """Drive the browser at ``cdp_url`` from now on. Without consent (here or in the
-        configuration) nothing changes: ConsentRequired describes what it would control."""
-        if not (consent or self.manager.config.safety.allow_attach):
-            limit_ms = self.manager.config.timeouts.launch_ms if timeout_ms is None else timeout_ms
-            budget = Budget.from_ms(limit_ms)
-            request = await inspect_endpoint(cdp_url, budget)
-            ask = self.manager.ask_person
-            answer = None if ask is None else await ask(request, budget)
-            if answer is False:
-                raise ConsentRequired(
-                    f"the person at the workbench refused to let the agent attach to "
-                    f"{request.cdp_url}",
-                    hint="do not retry; ask the user what they want instead",
-                )
-            if answer is not True:
-                raise consent_refused(request)
-        previous = self.cdp_url, self.consent
-        self.cdp_url, self.consent = cdp_url, True
-        try:
-            return await self.session(timeout_ms=timeout_ms)
-        except BaseException:
-            self.cdp_url, self.consent = previous
-            raise
+        self,
+        cdp_url: str | None,
+        consent: bool,
+        timeout_ms: float | None = None,
+        *,
+        port: int | None = None,
+        launch: bool = False,
+    ) -> tuple[BrowserSession, AttachTarget]:
+        """Drive the browser at ``cdp_url`` from now on; with no URL, the one running here
+        (on ``port`` when given), or one launched for the user (``launch``: see
+        backends/attach_target.py). Without consent (here or in the configuration)
+        nothing changes: ConsentRequired describes what it would control."""
+        limit_ms = self.manager.config.timeouts.launch_ms if timeout_ms is None else timeout_ms
+        budget = Budget.from_ms(limit_ms)
+        if cdp_url is None:
+            config = self.manager.config.browser
+            target = await find_attach_target(
+                config.attach, budget, data_dir=config.data_dir, port=port, launch=launch
+            )
+        else:
+            target = AttachTarget(cdp_url)
+        async with target.until_attached():
+            if not (consent or target.consented or self.manager.config.safety.allow_attach):
+                await self._ask_consent(target.cdp_url, budget)
+            previous = self.cdp_url, self.consent
+            self.cdp_url, self.consent = target.cdp_url, True
+            try:
+                session = await self.session(timeout_ms=max(budget.remaining() * 1000, 1))
+            except BaseException:
+                self.cdp_url, self.consent = previous
+                raise
+        return session, target
+
+    async def _ask_consent(self, cdp_url: str, budget: Budget) -> None:
+        """The person at the workbench, when one watches, allows the attach; otherwise
+        ConsentRequired describes what it would control."""
+        request = await inspect_endpoint(cdp_url, budget)
+        ask = self.manager.ask_person
+        answer = None if ask is None else await ask(request, budget)
+        if answer is False:
+            raise ConsentRequired(
+                f"the person at the workbench refused to let the agent attach to {request.cdp_url}",
+                hint="do not retry; ask the user what they want instead",
+            )
+        if answer is not True:
+            raise consent_refused(request)
 
     async def close(self) -> None:
         if self.name in self.manager.names():
