@@ -12,7 +12,6 @@ from pathlib import Path
 
 import psutil
 
-from tabwarden.backends.discovery import read_active_port
 from tabwarden.backends.local import LocalOptions, chromium_args
 from tabwarden.backends.reaper import kill_process_group, remove_tree, singleton_dir
 
@@ -56,13 +55,22 @@ def debug_browser(profile: Path, port: int = 0) -> Iterator[DebugBrowser]:
     )
     try:
         deadline = time.monotonic() + START_S
-        while (found := read_active_port(profile)) is None:
+        while (port_found := _active_port(profile)) is None:
             assert process.poll() is None, f"chromium exited with {process.returncode}"
             assert time.monotonic() < deadline, "chromium did not open its DevTools port"
             time.sleep(0.02)  # polling a file the browser writes, with a deadline
-        yield DebugBrowser(process, profile, found[0])
+        yield DebugBrowser(process, profile, port_found)
     finally:
         kill_browser(process.pid, profile)
+
+
+def _active_port(profile: Path) -> int | None:
+    """The port the browser wrote into its profile, once it listens."""
+    try:
+        first = (profile / "DevToolsActivePort").read_text().splitlines()[0]
+    except (OSError, IndexError):
+        return None
+    return int(first) if first.strip().isdigit() else None
 
 
 def kill_browser(pid: int, profile: Path) -> None:

@@ -402,3 +402,25 @@ def test_unknown_tool_groups_raise_config_error_naming_the_key(value: str) -> No
     with pytest.raises(ConfigError, match=r"tools\.groups: .*unknown tool groups") as caught:
         load_config(env={"TABWARDEN_TOOLS__GROUPS": value})
     assert "devtools" in str(caught.value)  # it lists the groups there are
+
+
+def test_attach_settings_from_the_environment() -> None:
+    config = load_config(
+        env={
+            "TABWARDEN_BROWSER__ATTACH__PORTS": "9333; 9444",
+            "TABWARDEN_BROWSER__ATTACH__PROFILE_DIRS": "/a/profile",
+            "TABWARDEN_BROWSER__ATTACH__ARGS": '["--lang=de", "--x=a,b"]',
+            "TABWARDEN_BROWSER__ATTACH__HEADLESS": "true",
+        }
+    )
+    attach = config.browser.attach
+    assert attach.ports == [9333, 9444]
+    assert attach.profile_dirs == [Path("/a/profile")]
+    assert attach.args == ["--lang=de", "--x=a,b"]
+    assert attach.headless is True
+    defaults = load_config(env={}).browser.attach
+    assert defaults.ports == [9222, 9223, 9224, 9229] and defaults.headless is False
+    assert defaults.profile_dirs is None and defaults.profile_dir is None
+    with pytest.raises(ConfigError) as caught:
+        load_config(env={"TABWARDEN_BROWSER__ATTACH__PORTS": "9222,70000"})
+    assert "browser.attach.ports" in caught.value.message

@@ -12,7 +12,7 @@ import pytest
 import tabwarden
 from tabwarden.backends.external import AttachRequest
 from tabwarden.budget import Budget
-from tabwarden.config import AttachConfig, Config
+from tabwarden.config import Config
 from tabwarden.errors import ConsentRequired, EndpointError
 from tabwarden.tools.context import ToolContext
 from tabwarden.tools.registry import call_tool
@@ -31,17 +31,15 @@ def user_chrome(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DebugBrows
 
 
 def configured(tmp_path: Path, ports: list[int], folders: list[Path] | None = None) -> Config:
-    config = Config()
-    config.browser.isolated = True
-    config.browser.attach = AttachConfig(
-        ports=ports,
-        profile_dirs=folders or [],
-        executable=CHROMIUM,
-        headless=True,
-        args=chromium_test_flags(),
-        profile_dir=tmp_path / "attach-profile",
-    )
-    return config
+    attach = {
+        "ports": ports,
+        "profile_dirs": folders or [],
+        "executable": CHROMIUM,
+        "headless": True,
+        "args": chromium_test_flags(),
+        "profile_dir": tmp_path / "attach-profile",
+    }
+    return Config.model_validate({"browser": {"isolated": True, "attach": attach}})
 
 
 @pytest.fixture

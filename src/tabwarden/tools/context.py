@@ -116,7 +116,8 @@ class ToolContext:
             previous = self.cdp_url, self.consent
             self.cdp_url, self.consent = target.cdp_url, True
             try:
-                session = await self.session(timeout_ms=max(budget.remaining() * 1000, 1))
+                # A call of its own: the person may have taken the budget to answer.
+                session = await self.session(timeout_ms=timeout_ms)
             except BaseException:
                 self.cdp_url, self.consent = previous
                 raise
