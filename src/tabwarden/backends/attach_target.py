@@ -74,7 +74,7 @@ class AttachTarget:
 
 def own_profile_dir(config: AttachConfig, data_dir: Path | None) -> Path:
     """The profile folder of the browser ``attach --launch`` starts."""
-    return config.profile_dir or attach_profile_dir(data_dir)
+    return config.profile_dir.expanduser() if config.profile_dir else attach_profile_dir(data_dir)
 
 
 async def find_attach_target(
@@ -87,7 +87,8 @@ async def find_attach_target(
 ) -> AttachTarget:
     """The browser to attach to (see the module's rules); ``port`` looks there only."""
     own = own_profile_dir(config, data_dir)
-    folders = [own, *(known_profile_dirs() if config.profile_dirs is None else config.profile_dirs)]
+    given = config.profile_dirs
+    folders = [own, *(known_profile_dirs() if given is None else [f.expanduser() for f in given])]
     ports = config.ports if port is None else [port]
     timeout_s = min(config.discovery_ms / 1000, budget.remaining())
     found = await discover_browsers(ports, list(dict.fromkeys(folders)), timeout_s=timeout_s)
