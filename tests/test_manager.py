@@ -269,7 +269,7 @@ async def test_one_session_past_the_limit_fails_at_once_saying_why() -> None:
             await asyncio.wait_for(manager.get_or_create("c"), 5)
         assert isinstance(refused.value, SessionError)
         assert (refused.value.open_count, refused.value.limit) == (2, 2)
-        assert "2 sessions are open" in refused.value.message
+        assert "2 sessions open" in refused.value.message
         assert "browser.max_sessions = 2" in refused.value.message
         assert "retry later" in refused.value.hint
         assert "raise browser.max_sessions" in refused.value.hint

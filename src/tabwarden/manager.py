@@ -25,6 +25,7 @@ from .backends.choice import backend_for
 from .backends.external import AttachRequest, CDPEndpoint, ConsentCheck
 from .budget import Budget
 from .config import Config, load_config
+from .counting import counted
 from .errors import InvalidArgument, SessionClosed, SessionLimitReached, SessionNotFound
 from .session import BrowserSession
 
@@ -156,10 +157,16 @@ class SessionManager:
         taken = {n for n in self.names() if n != name} | (self._starting - {name})
         if len(taken) < limit:
             return
+        logger.warning(
+            "refused session %r: %d open (browser.max_sessions = %d)",
+            name,
+            len(taken),
+            limit,
+        )
         timeout = self.config.browser.inactivity_timeout_s
         closes = f" or after {timeout:g} s without a call" if timeout > 0 else ""
         raise SessionLimitReached(
-            f"no new session: {len(taken)} sessions are open, the limit of this process "
+            f"no new session: {counted(len(taken), 'session')} open, the limit of this process "
             f"(browser.max_sessions = {limit})",
             open_count=len(taken),
             limit=limit,

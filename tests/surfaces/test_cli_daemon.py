@@ -411,7 +411,7 @@ def test_daemons_past_the_limit_are_refused_naming_the_running_ones(
         refused = cli("navigate", server.url("/index.html"), "--session", "c", env=limit)
         assert refused.returncode == 3, refused.stderr
         said = refused.stderr
-        assert "2 daemons are running" in said and "browser.max_daemons = 2" in said
+        assert "2 daemons running" in said and "browser.max_daemons = 2" in said
         assert ": a, b" in said and "tabwarden daemon stop --session a" in said
         assert not (cli.runtime / "c.sock").exists() and not (cli.runtime / "c.refused").exists()
         assert [s["session"] for s in cli.json("daemon", "status")] == ["a", "b"]
@@ -422,6 +422,42 @@ def test_daemons_past_the_limit_are_refused_naming_the_running_ones(
     finally:
         cli("daemon", "stop", "--all")
         for process in started:
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def test_daemons_starting_at_once_never_pass_the_limit_nor_refuse_each_other(cli: Cli) -> None:
+    # Daemons started by hand start no browser until a tool call: browser-free.
+    limit = {**cli.env, "TABWARDEN_BROWSER__MAX_DAEMONS": "1"}
+    started = {
+        name: subprocess.Popen(
+            [*MODULE, "daemon", "run", "--session", name, "--idle-timeout", "120"],
+            cwd=cli.cwd,
+            env=limit,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name in ("x", "y")
+    }
+    try:
+        budget = Budget(60)
+        while all(p.poll() is None for p in started.values()):
+            budget.check("waiting for one of the two daemons to be refused")
+            time.sleep(0.02)  # a poll interval, bounded by the deadline above
+        refused = next(name for name, p in started.items() if p.poll() is not None)
+        admitted = "y" if refused == "x" else "x"
+        assert started[refused].returncode == 3
+        error = started[refused].stderr.read() if started[refused].stderr else ""
+        assert "1 daemon running" in error and f": {admitted}" in error, error
+        assert started[admitted].poll() is None
+        assert [s["session"] for s in cli.json("daemon", "status")] == [admitted]
+    finally:
+        cli("daemon", "stop", "--all")
+        for process in started.values():
             try:
                 process.wait(timeout=30)
             except subprocess.TimeoutExpired:

@@ -77,6 +77,7 @@ import platformdirs
 
 from ..budget import Budget
 from ..config import Config, load_config
+from ..counting import counted
 from ..errors import (
     DaemonNotRunning,
     DaemonUnreachable,
@@ -758,7 +759,7 @@ def _admit(lock: _FileLock, name: str, root: Path, limit: int) -> None:
 def _too_many_daemons(name: str, running: list[str], limit: int) -> SessionLimitReached:
     shown = ", ".join(running[:_NAMES_SHOWN]) + (", …" if len(running) > _NAMES_SHOWN else "")
     return SessionLimitReached(
-        f"no daemon for session {name!r}: {len(running)} daemons are running, the limit for "
+        f"no daemon for session {name!r}: {counted(len(running), 'daemon')} running, the limit for "
         f"this user (browser.max_daemons = {limit}): {shown}",
         open_count=len(running),
         limit=limit,
