@@ -14,6 +14,8 @@ from tabwarden.errors import (
     EndpointError,
     InvalidArgument,
     SessionClosed,
+    SessionError,
+    SessionLimitReached,
     SessionNotFound,
 )
 from tests.conftest import browser_processes
@@ -71,6 +73,10 @@ async def test_idle_sessions_are_closed_by_the_reaper():
             budget.check("waiting for the reaper")
             await budget.sleep(0.05)
         assert manager.reaped == ["idle"]
+        record = manager.reaped_session("idle")
+        assert record is not None and record.session() is session
+        assert record.timeout_s == 0.4 and record.idle_s >= 0.4
+        assert "idle was closed after" in record.describe()
         assert manager.names() == []
         with pytest.raises(SessionClosed):
             await session.new_tab()
@@ -192,3 +198,101 @@ async def test_a_different_endpoint_for_the_same_task_starts_fresh(server):
         # The old browser lives on (it was only attached to); the tab the old session
         # opened there was closed with it.
         assert [t.title for t in await first_browser.tabs()] == [""]
+
+
+# ---- browser.max_sessions, browser-free: sessions that are forever starting ----------------
+
+
+class _StartingBackend:
+    """A browser that is forever starting: its session counts as taken until cancelled."""
+
+    name = "starting"
+    owns_browser = True
+    needs_dialog_bridge = False
+    viewport = None
+
+    def __init__(self) -> None:
+        self.started = asyncio.Event()
+        self.closed = False
+
+    async def start(self, budget: Budget) -> object:
+        self.started.set()
+        await asyncio.Event().wait()
+        raise AssertionError("never reached")
+
+    async def reconnect(self, budget: Budget) -> object:
+        raise AssertionError("never reconnected")
+
+    async def close(self) -> None:
+        self.closed = True
+
+    def exit_status(self) -> str | None:
+        return None
+
+
+def _manager(limit: int) -> tuple[tabwarden.SessionManager, dict[str, _StartingBackend]]:
+    config = Config()
+    config.browser.max_sessions = limit
+    config.browser.inactivity_timeout_s = 0
+    backends: dict[str, _StartingBackend] = {}
+
+    def factory(name: str, _config: Config) -> _StartingBackend:
+        backends[name] = _StartingBackend()
+        return backends[name]
+
+    return tabwarden.SessionManager(config, backend_factory=factory), backends  # type: ignore[arg-type]
+
+
+async def _starting(
+    manager: tabwarden.SessionManager, backends: dict[str, _StartingBackend], name: str
+) -> asyncio.Task[object]:
+    task = asyncio.create_task(manager.get_or_create(name))
+    budget = Budget(10)
+    while name not in backends or not backends[name].started.is_set():
+        budget.check(f"waiting for session {name} to start")
+        await budget.sleep(0.01)
+    return task
+
+
+async def _cancel(task: asyncio.Task[object]) -> None:
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+
+async def test_one_session_past_the_limit_fails_at_once_saying_why() -> None:
+    manager, backends = _manager(2)
+    async with manager:
+        first = await _starting(manager, backends, "a")
+        second = await _starting(manager, backends, "b")
+        with pytest.raises(SessionLimitReached) as refused:
+            await asyncio.wait_for(manager.get_or_create("c"), 5)
+        assert isinstance(refused.value, SessionError)
+        assert (refused.value.open_count, refused.value.limit) == (2, 2)
+        assert "2 sessions open" in refused.value.message
+        assert "browser.max_sessions = 2" in refused.value.message
+        assert "retry later" in refused.value.hint
+        assert "raise browser.max_sessions" in refused.value.hint
+        assert "c" not in backends  # refused before any browser was asked for
+
+        # A slot that frees (its start given up) is taken by the next one.
+        await _cancel(first)
+        assert backends["a"].closed
+        third = await _starting(manager, backends, "c")
+        with pytest.raises(SessionLimitReached):
+            await asyncio.wait_for(manager.get_or_create("d"), 5)
+        await _cancel(second)
+        await _cancel(third)
+
+
+async def test_zero_means_no_limit() -> None:
+    manager, backends = _manager(0)
+    async with manager:
+        tasks = [await _starting(manager, backends, name) for name in ("a", "b", "c", "d")]
+        for task in tasks:
+            await _cancel(task)
+
+
+def test_the_default_limit_is_sixteen() -> None:
+    assert Config().browser.max_sessions == 16
+    assert Config().browser.max_daemons == 16

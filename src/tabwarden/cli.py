@@ -15,7 +15,10 @@ started on first use and stopped after 5 idle minutes (``$TABWARDEN_DAEMON_IDLE_
 the browser, its tabs and refs live on between commands. ``tabwarden daemon
 run|status|stop`` manage it. The daemon reads the configuration (environment,
 ``./tabwarden.yaml``) and takes the working folder (the workspace profile) of the command
-that starts it; later changes apply after ``tabwarden daemon stop``.
+that starts it; later changes apply after ``tabwarden daemon stop``. The first command
+after a session's daemon ended (idle, stopped) is told so once, in its reply or its error:
+the old browser, its tabs and refs are gone. At most ``browser.max_daemons`` daemons run
+at once for a user; one more is refused with SessionLimitReached naming the running ones.
 
 Files: every command that writes one takes ``--path`` (a file name, saved in its folder of
 the workspace's output folder, or a path inside the workspace) and its reply names the

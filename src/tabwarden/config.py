@@ -224,7 +224,25 @@ class BrowserConfig(_Section):
     inactivity_timeout_s: float = Field(
         120,
         ge=0,
-        description="A managed session unused this long is closed (0 = never).",
+        description="A managed session unused this long is closed (0 = never); its client's "
+        "next call fails once with SessionReaped, saying so, and the call after starts anew.",
+    )
+    max_sessions: int = Field(
+        16,
+        ge=0,
+        le=10_000,
+        description="Sessions (one browser each) one process may have open at once: an MCP "
+        "server's clients, a SessionManager's sessions. One more fails at once with "
+        "SessionLimitReached, saying how many are open, instead of waiting for a slot "
+        "(0 = no limit).",
+    )
+    max_daemons: int = Field(
+        16,
+        ge=0,
+        le=10_000,
+        description="Command-line daemons (one per session, one browser each) that may run "
+        "at once for this user (in one runtime folder). Starting one more fails with "
+        "SessionLimitReached naming the running ones (0 = no limit).",
     )
     dialog_policy: Literal["must_respond", "auto_dismiss", "auto_accept"] = Field(
         "must_respond",

@@ -33,7 +33,9 @@ Every error a caller can see derives from :class:`TabwardenError` and carries a
               the browser outlived the call's budget
     * :class:`SessionError`
         * :class:`SessionClosed`
+            * :class:`SessionReaped` — closed after a time without calls; its state is gone
         * :class:`SessionNotFound`
+        * :class:`SessionLimitReached` — this process (or user) runs all the sessions it may
         * :class:`DaemonUnreachable` — the session's CLI daemon cannot be started or reached
             * :class:`DaemonNotRunning` — no daemon runs for the session
     * :class:`RemoteError` — an error the CLI daemon answered with (``type_name`` is its class)
@@ -105,7 +107,9 @@ __all__ = [
     "ScriptError",
     "SessionClosed",
     "SessionError",
+    "SessionLimitReached",
     "SessionNotFound",
+    "SessionReaped",
     "StaleRefError",
     "TabClosed",
     "TabCrashed",
@@ -320,8 +324,33 @@ class SessionClosed(SessionError):
     default_hint = "open a new session"
 
 
+class SessionReaped(SessionClosed):
+    """The session was closed after a time without calls: its browser, tabs and refs are
+    gone. Said once, on the call that would have used it; the next call starts anew."""
+
+    default_hint = (
+        "call again: the next call starts a new browser; open your pages again and take a "
+        "new snapshot before using refs"
+    )
+
+
 class SessionNotFound(SessionError):
     default_hint = "list sessions to see their names, or create this one"
+
+
+class SessionLimitReached(SessionError):
+    """No new session: as many as allowed are open (``browser.max_sessions`` in one
+    process, ``browser.max_daemons`` command-line daemons for one user)."""
+
+    default_hint = (
+        "retry later, when a session has closed; close one that is no longer needed, or "
+        "raise the limit"
+    )
+
+    def __init__(self, message: str, *, open_count: int, limit: int, hint: str | None = None):
+        self.open_count = open_count
+        self.limit = limit
+        super().__init__(message, hint=hint)
 
 
 class DaemonUnreachable(SessionError):

@@ -2,7 +2,11 @@
 
 One session per agent task; each has its own browser process and profile. An
 idle session is closed after ``browser.inactivity_timeout_s`` by a background
-reaper, and every session is closed when the manager closes.
+reaper, and every session is closed when the manager closes. At most
+``browser.max_sessions`` are open (or starting) at once: one more fails at once with
+SessionLimitReached rather than waiting for a slot, since a wait would spend the caller's
+budget without telling it anything, and only the caller knows whether to retry, close a
+session of its own or give up.
 """
 
 from __future__ import annotations
@@ -12,28 +16,53 @@ import contextlib
 import logging
 import re
 import time
+import weakref
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 
 from .backends.base import Backend
 from .backends.choice import backend_for
 from .backends.external import AttachRequest, CDPEndpoint, ConsentCheck
 from .budget import Budget
 from .config import Config, load_config
-from .errors import InvalidArgument, SessionClosed, SessionNotFound
+from .counting import counted
+from .errors import InvalidArgument, SessionClosed, SessionLimitReached, SessionNotFound
 from .session import BrowserSession
 
-__all__ = ["SessionManager"]
+__all__ = ["Reaped", "SessionManager"]
 
 logger = logging.getLogger("tabwarden.manager")
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _REAP_INTERVAL_MAX_S = 30.0
+_REAP_RECORDS_KEPT = 256
 
 BackendFactory = Callable[[str, Config], Backend]
 
 AskPerson = Callable[[AttachRequest, Budget], Awaitable[bool | None]]
 """Shows a person an attach request and returns their answer: True (allow), False
 (deny), or None when nobody answered within the budget (or nobody watches)."""
+
+
+@dataclass(frozen=True)
+class Reaped:
+    """A session the idle reaper closed: when, and after how long without a call."""
+
+    name: str
+    idle_s: float
+    timeout_s: float
+    at: float
+    """Wall-clock time (``time.time()``) it was closed."""
+    session: weakref.ref[BrowserSession] = field(repr=False, compare=False)
+    """The closed session itself, while anyone holds it (to tell it from a later one of
+    the same name)."""
+
+    def describe(self) -> str:
+        return (
+            f"session {self.name} was closed after {self.idle_s:.0f} s without a call "
+            f"(browser.inactivity_timeout_s is {self.timeout_s:g} s); its browser, tabs and "
+            "refs are gone"
+        )
 
 
 class SessionManager:
@@ -46,6 +75,9 @@ class SessionManager:
         self._backend_factory = backend_factory or _default_backend
         self._sessions: dict[str, BrowserSession] = {}
         self._creating: dict[str, asyncio.Lock] = {}
+        self._starting: set[str] = set()
+        """Sessions whose browser is starting: they count toward ``browser.max_sessions``."""
+        self._reap_records: dict[str, Reaped] = {}
         self._reaper: asyncio.Task[None] | None = None
         self._reaping: set[asyncio.Task[None]] = set()
         """Closes the reaper started: they finish even when the manager closes meanwhile
@@ -93,6 +125,7 @@ class SessionManager:
                 logger.info("session %r moves to %s: closing the old one", name, cdp_url)
                 del self._sessions[name]
                 await session.close()
+            self._check_limit(name)
             config = self.config.model_copy(deep=True)
             if isolated is not None:
                 config.browser.isolated = isolated
@@ -104,14 +137,43 @@ class SessionManager:
                 else self._backend_factory(name, config)
             )
             session = BrowserSession(backend, name=name, config=config)
+            self._starting.add(name)
             try:
                 await session.start(timeout_ms=timeout_ms)
             except BaseException:
                 await session.close()
                 raise
+            finally:
+                self._starting.discard(name)
             self._sessions[name] = session
             self._changed()
             return session
+
+    def _check_limit(self, name: str) -> None:
+        """SessionLimitReached when starting ``name`` would pass ``browser.max_sessions``."""
+        limit = self.config.browser.max_sessions
+        if limit <= 0:
+            return
+        taken = {n for n in self.names() if n != name} | (self._starting - {name})
+        if len(taken) < limit:
+            return
+        logger.warning(
+            "refused session %r: %d open (browser.max_sessions = %d)",
+            name,
+            len(taken),
+            limit,
+        )
+        timeout = self.config.browser.inactivity_timeout_s
+        closes = f" or after {timeout:g} s without a call" if timeout > 0 else ""
+        raise SessionLimitReached(
+            f"no new session: {counted(len(taken), 'session')} open, the limit of this process "
+            f"(browser.max_sessions = {limit})",
+            open_count=len(taken),
+            limit=limit,
+            hint=f"retry later: a session closes when its client disconnects{closes}; or "
+            "close a session that is no longer needed, or raise browser.max_sessions "
+            "(0 = no limit)",
+        )
 
     def _changed(self) -> None:
         for callback in list(self.on_change):
@@ -133,6 +195,11 @@ class SessionManager:
 
     def names(self) -> list[str]:
         return [name for name, s in self._sessions.items() if not s.closed]
+
+    def reaped_session(self, name: str) -> Reaped | None:
+        """The last time the idle reaper closed a session called ``name`` (None: never, or
+        too long ago to be remembered)."""
+        return self._reap_records.get(name)
 
     async def close(self, name: str) -> None:
         session = self._sessions.pop(name, None)
@@ -179,6 +246,7 @@ class SessionManager:
                 "closing session %r after %.0f s without use", name, now - session.last_used
             )
             self.reaped.append(name)
+            self._remember_reaped(session, now - session.last_used, timeout)
             closing = asyncio.get_running_loop().create_task(
                 session.close(), name=f"tabwarden-reap-{name}"
             )
@@ -188,6 +256,14 @@ class SessionManager:
         if idle:
             self._changed()
         return idle
+
+    def _remember_reaped(self, session: BrowserSession, idle_s: float, timeout_s: float) -> None:
+        self._reap_records.pop(session.name, None)  # the newest last
+        self._reap_records[session.name] = Reaped(
+            session.name, idle_s, timeout_s, time.time(), weakref.ref(session)
+        )
+        while len(self._reap_records) > _REAP_RECORDS_KEPT:
+            del self._reap_records[next(iter(self._reap_records))]
 
     def _start_reaper(self) -> None:
         if self._reaper is None and self.config.browser.inactivity_timeout_s > 0:

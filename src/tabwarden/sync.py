@@ -37,7 +37,7 @@ from .diagnostics.storage import StorageResult
 from .diagnostics.trace import TraceFile, TraceStarted
 from .errors import TabCrashed
 from .frames import FrameRegistry
-from .manager import AskPerson, BackendFactory
+from .manager import AskPerson, BackendFactory, Reaped
 from .manager import SessionManager as AsyncSessionManager
 from .metrics import Metrics
 from .navigation import NavigationResult
@@ -1075,6 +1075,11 @@ class SessionManager(Facade[AsyncSessionManager]):
     def reap_idle(self) -> list[str]:
         """Close sessions unused for longer than the inactivity timeout; returns their names."""
         return run(unwrap(self).reap_idle())
+
+    def reaped_session(self, name: str) -> Reaped | None:
+        """The last time the idle reaper closed a session called ``name`` (None: never, or
+        too long ago to be remembered)."""
+        return unwrap(self).reaped_session(name)
 
     def sessions(self) -> list[BrowserSession]:
         """The open sessions, in the order they started."""

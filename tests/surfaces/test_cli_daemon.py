@@ -352,3 +352,114 @@ def test_hints_name_the_commands_to_run(cli: Cli, server: LocalServer) -> None:
     blocked = cli("get-text", *work)
     assert blocked.returncode == 3 and f"answer it first: {answer}" in blocked.stderr
     assert "dismissed d-1" in cli.ok("dialog", "dismiss", "--dialog-id", "d-1", *work)
+
+
+@pytest.mark.browser
+def test_a_daemon_that_ended_says_so_once_to_the_next_command(
+    cli: Cli, server: LocalServer
+) -> None:
+    short = {"TABWARDEN_DAEMON_IDLE_S": "2", "TABWARDEN_BROWSER__ISOLATED": "true"}
+    # One command only: on a loaded machine a second one may come after the 2 s.
+    cli.ok("navigate", server.url("/receipts.html"), "--session", "gone", env=short)
+    pid = int((cli.runtime / "gone.lock").read_text())
+    _assert_no_browsers_left(cli.tmp, pids=(pid,))
+
+    record_path = cli.runtime / "gone.ended"
+    assert oct(record_path.stat().st_mode & 0o777) == oct(0o600)
+    record = json.loads(record_path.read_text())
+    assert record["reason"] == "idle" and record["session"] == "gone" and record["pid"] == pid
+
+    # The next command runs in a new daemon and browser, and is told: here it needed the
+    # old page (a ref), so it fails, saying why.
+    longer = {**short, "TABWARDEN_DAEMON_IDLE_S": "60"}
+    told = cli("click", "e1", "--session", "gone", env=longer)
+    assert told.returncode == 3, told.stderr
+    assert "the previous daemon of session gone ended at" in told.stderr
+    assert "after 2 s without a command" in told.stderr and "refs are gone" in told.stderr
+    assert not record_path.exists()
+    # Once: the command after it hears nothing of it.
+    again = cli.ok("navigate", server.url("/index.html"), "--session", "gone", env=longer)
+    assert "previous daemon" not in again
+
+    # A daemon stopped on purpose leaves its record too; the next command's result says it.
+    cli.ok("daemon", "stop", "--session", "gone")
+    assert json.loads(record_path.read_text())["reason"] == "stopped"
+    result = cli.json("navigate", server.url("/index.html"), "--session", "gone")
+    assert "asked to stop" in result["notice"] and result["text"].startswith("# the previous")
+
+
+@pytest.mark.browser
+def test_daemons_past_the_limit_are_refused_naming_the_running_ones(
+    cli: Cli, server: LocalServer
+) -> None:
+    limit = {"TABWARDEN_BROWSER__MAX_DAEMONS": "2"}
+    started = [
+        subprocess.Popen(
+            [*MODULE, "daemon", "run", "--session", name, "--idle-timeout", "120"],
+            cwd=cli.cwd,
+            env={**cli.env, **limit},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for name in ("a", "b")
+    ]
+    try:
+        listening = Budget(30)
+        while not all((cli.runtime / f"{n}.sock").exists() for n in ("a", "b")):
+            listening.check("waiting for the daemons to listen")
+            time.sleep(0.02)  # a poll interval, bounded by the deadline above
+        refused = cli("navigate", server.url("/index.html"), "--session", "c", env=limit)
+        assert refused.returncode == 3, refused.stderr
+        said = refused.stderr
+        assert "2 daemons running" in said and "browser.max_daemons = 2" in said
+        assert ": a, b" in said and "tabwarden daemon stop --session a" in said
+        assert not (cli.runtime / "c.sock").exists() and not (cli.runtime / "c.refused").exists()
+        assert [s["session"] for s in cli.json("daemon", "status")] == ["a", "b"]
+
+        cli.ok("daemon", "stop", "--session", "a")
+        assert "200" in cli.ok("navigate", server.url("/index.html"), "--session", "c", env=limit)
+        assert sorted(s["session"] for s in cli.json("daemon", "status")) == ["b", "c"]
+    finally:
+        cli("daemon", "stop", "--all")
+        for process in started:
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def test_daemons_starting_at_once_never_pass_the_limit_nor_refuse_each_other(cli: Cli) -> None:
+    # Daemons started by hand start no browser until a tool call: browser-free.
+    limit = {**cli.env, "TABWARDEN_BROWSER__MAX_DAEMONS": "1"}
+    started = {
+        name: subprocess.Popen(
+            [*MODULE, "daemon", "run", "--session", name, "--idle-timeout", "120"],
+            cwd=cli.cwd,
+            env=limit,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name in ("x", "y")
+    }
+    try:
+        budget = Budget(60)
+        while all(p.poll() is None for p in started.values()):
+            budget.check("waiting for one of the two daemons to be refused")
+            time.sleep(0.02)  # a poll interval, bounded by the deadline above
+        refused = next(name for name, p in started.items() if p.poll() is not None)
+        admitted = "y" if refused == "x" else "x"
+        assert started[refused].returncode == 3
+        error = started[refused].stderr.read() if started[refused].stderr else ""
+        assert "1 daemon running" in error and f": {admitted}" in error, error
+        assert started[admitted].poll() is None
+        assert [s["session"] for s in cli.json("daemon", "status")] == [admitted]
+    finally:
+        cli("daemon", "stop", "--all")
+        for process in started.values():
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()

@@ -13,6 +13,7 @@ from typing import Any
 
 import anyio
 import httpx2
+import psutil
 import pytest
 import pytest_asyncio
 from mcp import Client
@@ -289,3 +290,70 @@ async def test_http_stops_cleanly_with_an_open_session(server: LocalServer) -> N
     # (no_browser_left checks); the client only sees its connection end.
     with contextlib.suppress(Exception):
         await client.__aexit__(None, None, None)
+
+
+async def _main_browsers(count: int) -> None:
+    """Wait (with a deadline) until this process runs ``count`` browsers."""
+    budget = Budget(20)
+    while len(_main_pids()) != count and not budget.expired:
+        await budget.sleep(0.05)
+    assert len(_main_pids()) == count, f"{len(_main_pids())} browsers run, not {count}"
+
+
+def _main_pids() -> set[int]:
+    """This process's browsers (their main processes); one exiting (a zombie) is gone."""
+    pids = set()
+    for proc in browser_processes(MARKER):
+        with contextlib.suppress(psutil.Error):
+            if _is_main(proc):
+                pids.add(proc.pid)
+    return pids
+
+
+@pytest.mark.browser
+async def test_http_a_client_past_the_session_limit_is_told_until_a_slot_frees(
+    server: LocalServer,
+) -> None:
+    config = Config()
+    config.browser.max_sessions = 2
+    page = {"url": server.url("/index.html")}
+    async with (
+        serving(MCPOptions(http=True, config=config, workbench=False)) as limited,
+        Client(limited) as second,
+        Client(limited) as third,
+    ):
+        async with Client(limited) as first:
+            await ok(first, "browser_navigate", page)
+            await ok(second, "browser_navigate", page)
+            busy = await third.call_tool("browser_navigate", page)
+            assert busy.is_error
+            said = text(busy)
+            assert "2 sessions open" in said and "browser.max_sessions = 2" in said
+            assert "retry later" in said
+            assert len(_main_pids()) == 2  # the refused call started no browser
+        # The first client left: its browser closes, and its place is free.
+        await _main_browsers(1)
+        assert "200" in await ok(third, "browser_navigate", page)
+        await ok(second, "browser_snapshot", {})
+
+
+@pytest.mark.browser
+async def test_http_a_reaped_session_is_told_once_then_starts_anew(server: LocalServer) -> None:
+    config = Config()
+    config.browser.inactivity_timeout_s = 3
+    async with (
+        serving(MCPOptions(http=True, config=config, workbench=False)) as reaping,
+        Client(reaping) as client,
+    ):
+        await ok(client, "browser_navigate", {"url": server.url("/receipts.html")})
+        snapshot = await ok(client, "browser_snapshot", {})
+        await _main_browsers(0)  # closed by the reaper after 3 s without a call
+        told = await client.call_tool("browser_click", {"ref": ref_of(snapshot, "Change page")})
+        assert told.is_error
+        said = text(told)
+        assert "was closed after" in said and "without a call" in said
+        assert "browser.inactivity_timeout_s" in said and "refs are gone" in said
+        assert len(_main_pids()) == 0  # the call that was told ran nowhere
+        fresh = await ok(client, "browser_snapshot", {})
+        assert "Change page" not in fresh  # a new browser: the old page is gone
+        assert len(_main_pids()) == 1

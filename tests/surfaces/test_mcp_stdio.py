@@ -179,3 +179,23 @@ async def test_stdio_hints_name_the_tools_to_call(run_dir: str, server: LocalSer
         assert blocked.is_error and f"answer it first: {answer}" in text(blocked)
         assert "browser.dialog(" not in text(blocked)
         await ok(client, "browser_dialog", {"action": "dismiss", "dialog_id": "d-1"})
+
+
+@pytest.mark.browser
+async def test_stdio_a_reaped_session_is_told_once_then_starts_anew(
+    run_dir: str, server: LocalServer
+) -> None:
+    reaping = params(run_dir)
+    assert reaping.env is not None
+    reaping.env["TABWARDEN_BROWSER__INACTIVITY_TIMEOUT_S"] = "3"
+    marker = f"{run_dir}/tabwarden-run-"
+    async with Client(reaping) as client:
+        await ok(client, "browser_navigate", {"url": server.url("/receipts.html")})
+        assert browser_processes(marker)
+        budget = Budget(20)
+        while browser_processes(marker) and not budget.expired:  # the reaper closes it
+            await budget.sleep(0.05)
+        assert not browser_processes(marker), "the idle session was not closed"
+        told = await client.call_tool("browser_snapshot", {})
+        assert told.is_error and "without a call" in text(told) and "refs are gone" in text(told)
+        assert "Change page" not in await ok(client, "browser_snapshot", {})

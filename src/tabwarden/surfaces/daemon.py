@@ -13,7 +13,15 @@ Where: a per-user runtime folder, ``platformdirs.user_runtime_dir("tabwarden")``
 * ``NAME.start-lock`` — flock()ed by a client while it starts the daemon, so two
   clients never start two daemons;
 * ``NAME.log`` — the daemon's output (appended to by each start; over 1 MiB it is moved
-  to ``NAME.log.1`` first).
+  to ``NAME.log.1`` first);
+* ``NAME.ended`` — left by a daemon that served tool calls, as it exits (mode 0600, JSON):
+  why and when it ended. The session's next daemon takes it as it starts and tells its
+  first tool call (the result's notice, or the error's message), once: the old browser,
+  its tabs and refs are gone. That call runs in the new browser;
+* ``NAME.refused`` — left by a daemon refused at start (``browser.max_daemons``), for
+  the client that started it to raise SessionLimitReached with its words;
+* ``.daemons.lock`` — flock()ed while a starting daemon counts the running ones, so
+  that no more than ``browser.max_daemons`` run at once (0: no limit).
 
 Protocol: newline-delimited JSON, one object per line, over the socket. Requests:
 
@@ -36,6 +44,9 @@ The daemon serves every tool (all groups; ``browser_evaluate`` unless configurat
 it off) in one :class:`~tabwarden.tools.context.ToolContext` named after the session, whose
 surface is the command line: calls named in results and errors are commands to run
 (``tabwarden close-tab --tab-id t2``).
+At most ``browser.max_daemons`` daemons run at once for one user (one runtime
+folder): one more is refused at start with SessionLimitReached, naming the running ones
+and how to stop one.
 It exits after ``idle_timeout_s`` without a tool call (default 300 s,
 ``$TABWARDEN_DAEMON_IDLE_S``; 0 = never), on ``{"op": "stop"}`` and on SIGTERM, SIGINT or
 SIGHUP, closing its browser first (no orphan process, no temporary profile).
@@ -46,6 +57,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import dataclasses
 import fcntl
 import json
 import logging
@@ -65,12 +77,14 @@ import platformdirs
 
 from ..budget import Budget
 from ..config import Config, load_config
+from ..counting import counted
 from ..errors import (
     DaemonNotRunning,
     DaemonUnreachable,
     DeadlineExceeded,
     InvalidArgument,
     RemoteError,
+    SessionLimitReached,
     TabwardenError,
 )
 from ..manager import SessionManager
@@ -117,6 +131,8 @@ _STOP_WAIT_S = 30.0
 _STATUS_TABS_MS = 2000
 _LOG_TAIL_CHARS = 1500
 _LOG_KEEP_BYTES = 1 << 20
+_CENSUS = ".daemons.lock"
+_NAMES_SHOWN = 10
 
 
 # ---- places --------------------------------------------------------------------------
@@ -266,6 +282,66 @@ def _daemon_pid(name: str, root: Path) -> int | None:
         return None
 
 
+# ---- records: why a daemon ended, why one was refused ------------------------------------
+
+
+def _ended_path(name: str, root: Path) -> Path:
+    return root / f"{name}.ended"
+
+
+def _refused_path(name: str, root: Path) -> Path:
+    return root / f"{name}.refused"
+
+
+def _write_private(path: Path, data: dict[str, Any]) -> None:
+    """``data`` as JSON in ``path`` (mode 0600), replaced whole: a reader never sees half."""
+    part = path.with_name(path.name + ".part")
+    try:
+        fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump(data, out)
+        part.replace(path)
+    except OSError as exc:
+        logger.warning("cannot write %s: %s", path, exc.strerror or exc)
+        part.unlink(missing_ok=True)
+
+
+def _take_record(path: Path) -> dict[str, Any] | None:
+    """The JSON record in ``path``, removed (None when there is none, or it is unreadable)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return None
+    path.unlink(missing_ok=True)
+    try:
+        record = json.loads(text)
+    except ValueError:
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def _ended_notice(record: dict[str, Any]) -> str:
+    """What a record of the session's previous daemon tells the next call."""
+    name = str(record.get("session") or "?")
+    ended_at = record.get("ended_at")
+    when = (
+        time.strftime(" at %Y-%m-%d %H:%M:%S %Z", time.localtime(ended_at))
+        if isinstance(ended_at, (int, float))
+        else ""
+    )
+    if record.get("reason") == "idle":
+        timeout = record.get("idle_timeout_s")
+        limit = f"{timeout:g} s" if isinstance(timeout, (int, float)) else "its idle timeout"
+        why = f"after {limit} without a command (the daemon's idle timeout, ${IDLE_ENV})"
+    else:
+        why = f"({record.get('detail') or 'stopped'})"
+    return (
+        f"the previous daemon of session {name} ended{when} {why}: its browser, tabs and "
+        "refs are gone, and this command ran in a new browser; take a new snapshot before "
+        "using refs"
+    )
+
+
 # ---- the daemon --------------------------------------------------------------------------
 
 
@@ -321,6 +397,9 @@ class Daemon:
         self.requests = 0
         self.in_flight = 0
         self.stop_reason = ""
+        self.stopped_idle = False
+        self._previous_end = ""
+        """Said once, on the first tool call: the session's previous daemon ended."""
         self._stop = asyncio.Event()
         self._connections: set[asyncio.Task[None]] = set()
         self.workbench: Workbench | None = None
@@ -360,6 +439,8 @@ class Daemon:
             self.socket,
             self.idle_timeout_s or "none",
         )
+        record = _take_record(_ended_path(self.name, self.root))
+        self._previous_end = _ended_notice(record) if record is not None else ""
         # In the background: tool calls are served while the workbench starts.
         starting = asyncio.create_task(self._start_workbench(), name="tabwarden-workbench-start")
         try:
@@ -374,9 +455,27 @@ class Daemon:
             await asyncio.gather(starting, return_exceptions=True)
             await self._stop_workbench()
             await self.manager.close_all()
+            self._leave_record()
             for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
                 loop.remove_signal_handler(signum)
             logger.info("daemon %r stopped (%s)", self.name, self.stop_reason or "done")
+
+    def _leave_record(self) -> None:
+        """Say why this daemon ended, for the session's next one (when a browser may have
+        been lost: after any tool call)."""
+        if not self.requests:
+            return
+        _write_private(
+            _ended_path(self.name, self.root),
+            {
+                "session": self.name,
+                "reason": "idle" if self.stopped_idle else "stopped",
+                "detail": self.stop_reason or "stopped",
+                "idle_timeout_s": self.idle_timeout_s,
+                "ended_at": time.time(),
+                "pid": os.getpid(),
+            },
+        )
 
     async def _start_workbench(self) -> None:
         """Serve the workbench for this daemon's session, when the configuration wants it
@@ -412,6 +511,7 @@ class Daemon:
             if self.idle_timeout_s > 0:
                 idle = self.idle_s()
                 if self.in_flight == 0 and idle >= self.idle_timeout_s:
+                    self.stopped_idle = True
                     self.request_stop(f"idle for {idle:.0f} s")
                     return
                 wait_s = self.idle_timeout_s - idle if self.in_flight == 0 else self.idle_timeout_s
@@ -466,11 +566,20 @@ class Daemon:
         self.requests += 1
         self.in_flight += 1
         self.last_active = time.monotonic()
+        previous_end, self._previous_end = self._previous_end, ""
         try:
             result = await call_tool(self.ctx, name, arguments, self.tools)
+        except TabwardenError as exc:
+            if previous_end:
+                exc.message = f"{exc.message} — note: {previous_end}"
+                exc.args = (exc.message, *exc.args[1:])
+            raise
         finally:
             self.in_flight -= 1
             self.last_active = time.monotonic()
+        if previous_end:
+            notice = "\n".join(n for n in (previous_end, result.notice) if n)
+            result = dataclasses.replace(result, notice=notice)
         return {"ok": True, "result": encode_result(result)}
 
     async def status(self) -> dict[str, Any]:
@@ -599,15 +708,65 @@ def run_daemon(
         raise InvalidArgument("the idle timeout must not be negative", hint="0 means never")
     root = runtime_dir(create=True)
     _check_socket_path(socket_path(name, root))
+    config = config if config is not None else load_config()
     lock = _FileLock(_lock_path(name, root))
-    # A daemon that is still stopping (closing its browser) holds the lock: wait for it.
-    lock.acquire(Budget(_LOCK_WAIT_S), f"another daemon runs for session {name!r}")
+    try:
+        _admit(lock, name, root, config.browser.max_daemons)
+    except SessionLimitReached as exc:
+        refusal = {"message": exc.message, "hint": exc.hint}
+        _write_private(
+            _refused_path(name, root), {**refusal, "open": exc.open_count, "limit": exc.limit}
+        )
+        raise
     try:
         lock.write(f"{os.getpid()}\n")
         daemon = Daemon(name, config=config, idle_timeout_s=idle_timeout_s, root=root)
         asyncio.run(daemon.serve())
     finally:
         lock.release()
+
+
+def _admit(lock: _FileLock, name: str, root: Path, limit: int) -> None:
+    """Take the session's lock, if fewer than ``limit`` other daemons run (0: no limit).
+
+    Counted under the census lock, and the session lock is only ever taken under it: so
+    every lock held while counting belongs to a daemon already admitted, and two daemons
+    starting at once never both take the last place (nor refuse each other). A daemon of
+    this session that is still stopping (closing its browser) holds the lock: waited for.
+    """
+    census = _FileLock(root / _CENSUS)
+    budget = Budget(_LOCK_WAIT_S)
+    while True:
+        census.acquire(budget, "counting the running daemons")
+        try:
+            if lock.try_acquire():
+                running = [n for n in daemon_names(root) if n != name and daemon_running(n, root)]
+                if limit > 0 and len(running) >= limit:
+                    lock.release()
+                    raise _too_many_daemons(name, running, limit)
+                return
+        finally:
+            census.release()
+        if budget.expired:
+            raise DaemonUnreachable(
+                f"another daemon runs for session {name!r}: {lock.path.name} stayed locked "
+                f"for {budget.timeout_s:.0f} s",
+                hint="another tabwarden process holds it; retry, or stop that daemon",
+            )
+        time.sleep(min(_POLL_S, budget.remaining()))
+
+
+def _too_many_daemons(name: str, running: list[str], limit: int) -> SessionLimitReached:
+    shown = ", ".join(running[:_NAMES_SHOWN]) + (", …" if len(running) > _NAMES_SHOWN else "")
+    return SessionLimitReached(
+        f"no daemon for session {name!r}: {counted(len(running), 'daemon')} running, the limit for "
+        f"this user (browser.max_daemons = {limit}): {shown}",
+        open_count=len(running),
+        limit=limit,
+        hint=f"stop one with `tabwarden daemon stop --session {running[0]}` "
+        "(`tabwarden daemon status` shows how long each has been idle; each exits by itself "
+        f"after its idle timeout, ${IDLE_ENV}), or raise browser.max_daemons (0 = no limit)",
+    )
 
 
 # ---- the client ------------------------------------------------------------------------
@@ -735,8 +894,12 @@ def _start_and_connect(name: str, root: Path, budget: Budget) -> socket.socket:
             if not daemon_running(name, root):
                 if process is None:
                     path.unlink(missing_ok=True)  # stale: nothing holds the session lock
+                    _refused_path(name, root).unlink(missing_ok=True)
                     process = _spawn(name, root)
                 elif process.poll() is not None:
+                    refused = _take_record(_refused_path(name, root))
+                    if refused is not None:
+                        raise _refusal(refused)
                     raise DaemonUnreachable(
                         f"the daemon of session {name!r} exited at start "
                         f"(code {process.returncode})",
@@ -751,6 +914,19 @@ def _start_and_connect(name: str, root: Path, budget: Budget) -> socket.socket:
             time.sleep(min(_POLL_S, budget.remaining()))
     finally:
         spawn_lock.release()
+
+
+def _refusal(record: dict[str, Any]) -> SessionLimitReached:
+    """The refusal a daemon left at start, raised in the client that started it."""
+    message = str(record.get("message") or "no room for another daemon")
+    hint = str(record.get("hint") or "") or None
+    count, limit = record.get("open"), record.get("limit")
+    return SessionLimitReached(
+        message,
+        open_count=count if isinstance(count, int) else 0,
+        limit=limit if isinstance(limit, int) else 0,
+        hint=hint,
+    )
 
 
 def _spawn(name: str, root: Path) -> subprocess.Popen[bytes]:

@@ -8,7 +8,13 @@ Sessions: each client connection drives its own browser, a throwaway profile
 named after the connection (``mcp-1``, ``mcp-2``…), closed when the connection
 ends; with ``shared_session`` every client drives the one ``default`` session
 (whose profile the configuration decides). The ``SessionManager`` belongs to the
-server and is closed when it stops, so no browser outlives it.
+server and is closed when it stops, so no browser outlives it. At most
+``browser.max_sessions`` clients have a browser at once: one more gets a
+SessionLimitReached tool error at once (no wait for a slot), and its next call works
+once another client has disconnected. A client whose browser the idle reaper closed
+(``browser.inactivity_timeout_s``) is told on its next call, a SessionReaped tool error
+(the call runs nowhere, so no ref from before acts on a new page); the call after that
+starts a new browser.
 
 Over stdio the connection is the process's stdin/stdout, in either protocol era
 the SDK speaks. Over HTTP it is a streamable-HTTP session (``Mcp-Session-Id``,
@@ -228,13 +234,7 @@ class _ClientContext(ToolContext):
 
     async def session(self, *, timeout_ms: float | None = None) -> BrowserSession:
         self._check()
-        session = await self.manager.get_or_create(
-            self.name,
-            cdp_url=self.cdp_url,
-            consent=self._consent(),
-            isolated=self.isolated,
-            timeout_ms=timeout_ms,
-        )
+        session = await super().session(timeout_ms=timeout_ms)
         if self.ended:  # the connection ended while the browser was starting
             await self.close()
             self._check()

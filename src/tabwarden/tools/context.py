@@ -10,7 +10,7 @@ from ..backends.attach_target import AttachTarget, find_attach_target
 from ..backends.external import consent_refused, inspect_endpoint
 from ..budget import Budget
 from ..calls import Surface
-from ..errors import ConsentRequired
+from ..errors import ConsentRequired, SessionReaped
 from ..safety.redaction import Redactor
 
 if TYPE_CHECKING:
@@ -43,6 +43,11 @@ class ToolContext:
         self.node_tree = True
         """Whether snapshot results carry the JSON node tree in their data (for programs:
         the CLI's --json). A model reads the text; MCP leaves the tree out."""
+        self.isolated: bool | None = None
+        """Whether the session gets a throwaway profile (None: as configured)."""
+        self._used: BrowserSession | None = None
+        """The session the context's calls last ran in: if the idle reaper closes it, the
+        next call says so (SessionReaped) instead of starting anew unnoticed."""
 
     @property
     def redactor(self) -> Redactor:
@@ -56,10 +61,34 @@ class ToolContext:
         self.redactor.add_secrets_file(path)
 
     async def session(self, *, timeout_ms: float | None = None) -> BrowserSession:
-        """The context's session, started (or attached) now if need be."""
-        return await self.manager.get_or_create(
-            self.name, cdp_url=self.cdp_url, consent=self._consent(), timeout_ms=timeout_ms
+        """The context's session, started (or attached) now if need be.
+
+        Raises SessionReaped, once, when the session the context used was closed by the
+        idle reaper since its last call: the call would otherwise run in a new browser
+        where none of its tabs or refs exist (or, worse, where a ref of the same name
+        means another element). The call after that starts a new session.
+        """
+        self._check_reaped()
+        session = await self.manager.get_or_create(
+            self.name,
+            cdp_url=self.cdp_url,
+            consent=self._consent(),
+            isolated=self.isolated,
+            timeout_ms=timeout_ms,
         )
+        self._used = session
+        return session
+
+    def _check_reaped(self) -> None:
+        used = self._used
+        if used is None:
+            return
+        # The record, not ``used.closed``: it is there from the moment the reaper takes the
+        # session, while its browser may still be closing.
+        reaped = self.manager.reaped_session(self.name)
+        if reaped is not None and reaped.session() is used:
+            self._used = None
+            raise SessionReaped(reaped.describe())
 
     def relaunch_notice(self) -> str:
         """Once after the session's browser went away and was relaunched: what was lost
@@ -138,6 +167,7 @@ class ToolContext:
             raise consent_refused(request)
 
     async def close(self) -> None:
+        self._used = None  # closed on purpose: nothing to tell the next call
         if self.name in self.manager.names():
             await self.manager.close(self.name)
         self.cdp_url = None
