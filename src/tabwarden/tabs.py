@@ -221,8 +221,13 @@ class TabRegistry:
             info = event.params.get("targetInfo", {})
             session_id = event.params["sessionId"]
             waiting = bool(event.params.get("waitingForDebugger"))
-            if info.get("type") != "page" or not ours(info):
-                if waiting or not ours(info):  # auto-attached: not ours to keep
+            if not ours(info):
+                # Another session's page (a shared browser): only let go. Resuming it
+                # would start it before its own session has set it up.
+                tasks.spawn(_release(connection, session_id, resume=False), f"drop {session_id}")
+                return
+            if info.get("type") != "page":
+                if waiting:  # auto-attached: not ours to keep
                     tasks.spawn(_release(connection, session_id), f"release {session_id}")
                 return
             page = self.register(info["targetId"], info).page
@@ -253,13 +258,15 @@ class TabRegistry:
             connection.subscribe(method, handler, None)
 
 
-async def _release(connection: CDPConnection, session_id: str) -> None:
-    """Resume and detach a target that is not the session's: not a page (the filter
-    should prevent it), or another session's page in a shared browser."""
+async def _release(connection: CDPConnection, session_id: str, *, resume: bool = True) -> None:
+    """Detach from a target that is not the session's: not a page (the filter should
+    prevent it; ``resume``d first), or another session's page in a shared browser (its
+    own session resumes it; detaching drops only this connection's hold)."""
     session = CDPSession(connection, session_id)
     budget = Budget(_RELEASE_S)
     with contextlib.suppress(CDPError, ConnectionLost):
-        await session.send("Runtime.runIfWaitingForDebugger", budget=budget)
+        if resume:
+            await session.send("Runtime.runIfWaitingForDebugger", budget=budget)
         await session.detach(budget=budget)
 
 

@@ -211,8 +211,10 @@ async def test_a_killed_browser_fails_each_sessions_next_call_then_relaunches_on
                 await tab.snapshot()
             message = str(lost.value)
             assert "the browser went away" in message and "relaunches it" in message, message
-        new_a = await a.new_tab(server.url("/index.html"))
-        new_b = await b.new_tab(server.url("/second.html"))
+        # Both sessions' next calls at once: one relaunch serves them both.
+        new_a, new_b = await asyncio.gather(
+            a.new_tab(server.url("/index.html")), b.new_tab(server.url("/second.html"))
+        )
         assert shared_browsers.launches == launches + 1
         assert _pid(a) == _pid(b) != pid
         assert a.backend.browser_context_id != b.backend.browser_context_id
@@ -349,4 +351,49 @@ def test_the_sync_api_runs_context_sessions(tmp_path, server):
         tab = one.new_tab(server.url("/index.html"))
         assert "Test home" in tab.snapshot().text
         assert two.tab_infos() == []
+    assert not _alive(pid)
+
+
+async def test_a_sessions_pages_are_set_up_before_they_run_while_others_let_them_go(
+    tmp_path, server
+):
+    """Every session's connection auto-attaches every page of the browser; the others
+    resume and drop it at once, and that must not start it before its own session set
+    it up (its init script runs first, popups included)."""
+    script = tmp_path / "init.js"
+    script.write_text("window.initScriptRan = true;\n")
+    page = server.url("/start_init_script.html")
+    async with (
+        _sessions(tmp_path / "plain", "a", "c") as (a, c),
+        _sessions(tmp_path / "scripted", "b", init_scripts=[script]) as (b,),
+    ):
+        assert _pid(a) == _pid(b) == _pid(c)
+        plain = await a.new_tab(page)
+        assert (await plain.evaluate("window.pageSawInit")).value is False
+        for _ in range(3):
+            tab = await b.new_tab(page)
+            assert (await tab.evaluate("window.pageSawInit")).value is True
+            await tab.evaluate(f"window.open({page!r}, '_blank'); 1")
+            budget = Budget(15)
+            while not (popups := [t for t in await b.tabs() if t.opener is tab]):
+                budget.check("waiting for the popup")
+                await budget.sleep(0.02)
+            await popups[0].wait(load_state="load")
+            assert (await popups[0].evaluate("window.pageSawInit")).value is True
+        assert [t.id for t in await a.tabs()] == [plain.id]
+        assert await c.tabs() == []
+
+
+async def test_sessions_started_at_once_share_one_launch(tmp_path):
+    before = shared_browsers.launches
+    starts = [
+        tabwarden.launch(isolation="context", name=f"s{i}", workspace=tmp_path) for i in range(4)
+    ]
+    sessions = await asyncio.gather(*(start for start in starts))
+    try:
+        assert shared_browsers.launches == before + 1
+        (pid,) = {_pid(s) for s in sessions}
+        assert len({s.backend.browser_context_id for s in sessions}) == 4
+    finally:
+        await asyncio.gather(*(s.close() for s in sessions))
     assert not _alive(pid)
