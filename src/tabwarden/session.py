@@ -188,8 +188,9 @@ class BrowserSession:
 
     @property
     def profile_kind(self) -> str:
-        """``workspace`` (a persistent profile), ``throwaway`` (removed on close), or
-        ``attached`` (a browser someone else started: their profile)."""
+        """``workspace`` (a persistent profile), ``throwaway`` (removed on close; always
+        so in context mode, docs/isolation.md), or ``attached`` (a browser someone else
+        started: their profile)."""
         if not self.backend.owns_browser:
             return "attached"
         shared = self.config.browser.isolation == "context"

@@ -739,8 +739,9 @@ class BrowserSession(Facade[AsyncBrowserSession]):
 
     @property
     def profile_kind(self) -> str:
-        """``workspace`` (a persistent profile), ``throwaway`` (removed on close), or
-        ``attached`` (a browser someone else started: their profile)."""
+        """``workspace`` (a persistent profile), ``throwaway`` (removed on close; always
+        so in context mode, docs/isolation.md), or ``attached`` (a browser someone else
+        started: their profile)."""
         return unwrap(self).profile_kind
 
     @property

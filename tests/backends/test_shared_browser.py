@@ -397,3 +397,25 @@ async def test_sessions_started_at_once_share_one_launch(tmp_path):
     finally:
         await asyncio.gather(*(s.close() for s in sessions))
     assert not _alive(pid)
+
+
+async def test_a_storage_state_saved_in_one_session_loads_into_another(tmp_path, server):
+    # One workspace, so the file one session saves is the other's to load.
+    workspace = tmp_path / "shared-workspace"
+    workspace.mkdir()
+    start_a = tabwarden.launch(isolation="context", name="a", workspace=workspace)
+    start_b = tabwarden.launch(isolation="context", name="b", workspace=workspace)
+    async with start_a as a, start_b as b:
+        tab_a = await a.new_tab(server.url("/index.html"))
+        await tab_a.storage("set", "cookies", name="who", value="a")
+        await tab_a.storage("set", "local", name="note", value="from a")
+        saved = await a.save_storage_state("a.json")
+        assert saved.file is not None
+        loaded = await b.load_storage_state(saved.file)
+        assert loaded.notes == (), loaded.notes
+        tab_b = await b.new_tab(server.url("/index.html"))
+        assert await _value(tab_b, "document.cookie") == "who=a"
+        assert await _value(tab_b, "localStorage.getItem('note')") == "from a"
+        assert [t.id for t in await b.tabs()] == [tab_b.id]  # the loading tab is gone
+        await tab_b.storage("set", "cookies", name="who", value="b")
+        assert await _value(tab_a, "document.cookie") == "who=a"
