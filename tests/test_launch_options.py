@@ -55,6 +55,7 @@ def test_each_option_sets_its_configuration_field(tmp_path: Path) -> None:
         "blocked_origins",
         "output_dir",
         "backend",
+        "isolation",
     }
 
 
@@ -124,6 +125,7 @@ def test_permissions_and_device_from_the_environment() -> None:
         ("allowed_origins", "exa mple.com", "--allowed-origins (policy.allow)"),
         ("user_agent", "two\nlines", "--user-agent"),
         ("backend", "nimbus", "unknown browser backend 'nimbus'"),
+        ("isolation", "threads", "--isolation (browser.isolation)"),
     ],
 )
 def test_a_bad_value_is_a_config_error_naming_the_option(
@@ -137,3 +139,14 @@ def test_a_bad_value_is_a_config_error_naming_the_option(
 def test_a_bad_value_in_the_environment_names_the_key() -> None:
     with pytest.raises(ConfigError, match=r"browser\.grant_permissions.*telepathy"):
         load_config(env={"TABWARDEN_BROWSER__GRANT_PERMISSIONS": "telepathy"})
+
+
+def test_isolation_is_set_by_its_keyword_and_context_mode_needs_the_local_backend() -> None:
+    config = Config()
+    apply_launch_options(config, isolation=" Context ")
+    assert config.browser.isolation == "context"
+    with pytest.raises(ConfigError, match="needs the local backend") as caught:
+        apply_launch_options(config, backend="grid")
+    assert "--isolation process" in (caught.value.hint or "")
+    apply_launch_options(config, isolation="process", backend="grid")
+    assert (config.browser.isolation, config.browser.backend) == ("process", "grid")

@@ -120,6 +120,7 @@ def launch(
     blocked_origins: str | Sequence[str] | None = None,
     output_dir: str | Path | None = None,
     backend: str | None = None,
+    isolation: str | None = None,
     cloud: Mapping[str, Any] | None = None,
 ) -> SessionStart:
     """Launch a browser and return its session: a local Chromium, or a cloud browser.
@@ -130,6 +131,11 @@ def launch(
     (docs/backends.md). ``cloud`` sets fields of the ``cloud`` configuration section for this
     session: ``project_id``, ``region``, ``proxy``, ``stealth``, ``timeout_s``, ``profile``,
     ``url_template``, ``api_url``, ``api_key_env`` (keys are best left in the environment).
+
+    ``isolation`` (``browser.isolation``, docs/isolation.md): ``process`` (the default)
+    launches a browser for the session; ``context`` gives it a browser context of one
+    Chromium shared by this process's context sessions (local backend only; no
+    persistent profile).
 
     Local only: ``isolated=True`` uses a throwaway profile removed on close; otherwise the
     persistent profile of this workspace (and session ``name``) is used.
@@ -160,6 +166,7 @@ def launch(
         blocked_origins=blocked_origins,
         output_dir=output_dir,
         backend=backend,
+        isolation=isolation,
     )
     _apply_cloud(config, cloud or {})
     browser = config.browser

@@ -531,6 +531,7 @@ class CdpPage:
             top_level=top_level,
             full=False,
             granted=services.granted_permissions,
+            context_id=services.browser_context_id,
         )
         # the user's init scripts: in every page and frame (OOPIFs are targets of their own)
         commands += [

@@ -569,6 +569,15 @@ _BackendOption = Annotated[
         "(docs/backends.md).",
     ),
 ]
+_IsolationOption = Annotated[
+    str | None,
+    typer.Option(
+        "--isolation",
+        metavar="MODE",
+        help="How sessions are kept apart (browser.isolation): process (a browser each) or "
+        "context (one shared local Chromium, a browser context each; docs/isolation.md).",
+    ),
+]
 _UserAgentOption = Annotated[
     str | None,
     typer.Option("--user-agent", metavar="UA", help="The browser's User-Agent string."),
@@ -704,6 +713,7 @@ def mcp_command(
         ),
     ] = None,
     backend: _BackendOption = None,
+    isolation: _IsolationOption = None,
 ) -> None:
     """Run the MCP server (stdio by default, or HTTP)."""
     config = load_config(config_file)
@@ -721,6 +731,7 @@ def mcp_command(
         blocked_origins=blocked_origins,
         output_dir=output_dir,
         backend=backend,
+        isolation=isolation,
     )
     _apply_browser_flags(
         config,
@@ -889,6 +900,7 @@ def daemon_run(
     blocked_origins: _BlockedOriginsOption = None,
     output_dir: _OutputDirOption = None,
     backend: _BackendOption = None,
+    isolation: _IsolationOption = None,
 ) -> None:
     """Run a session's daemon in the foreground (tool commands start it by themselves)."""
     logging.basicConfig(
@@ -909,6 +921,7 @@ def daemon_run(
         "blocked_origins": blocked_origins,
         "output_dir": output_dir,
         "backend": backend,
+        "isolation": isolation,
     }
     config = None
     launch_given = any(value not in (None, False) for value in launch.values())

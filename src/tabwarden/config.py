@@ -202,6 +202,13 @@ class BrowserConfig(_Section):
         description="Use a throwaway profile removed on close, instead of the persistent "
         "workspace profile.",
     )
+    isolation: Literal["process", "context"] = Field(
+        "process",
+        description="How sessions are kept apart (docs/isolation.md): process (each session "
+        "is a Chromium of its own) or context (the sessions of one process share one local "
+        "Chromium, each in a browser context of its own: cheaper, no persistent profile). "
+        "Also --isolation.",
+    )
     workspace: Path | None = Field(
         None,
         description="The workspace folder the persistent profile belongs to "

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from .backends.choice import check_backend
+from .backends.choice import check_backend, check_isolation
 from .config import Config
 from .errors import ConfigError
 
@@ -51,6 +51,7 @@ LAUNCH_OPTIONS: tuple[LaunchOption, ...] = (
     LaunchOption("blocked_origins", "policy", "deny"),
     LaunchOption("output_dir", "files", "output_dir"),
     LaunchOption("backend", "browser", "backend"),
+    LaunchOption("isolation", "browser", "isolation"),
 )
 _BY_NAME = {option.name: option for option in LAUNCH_OPTIONS}
 
@@ -70,6 +71,7 @@ def apply_launch_options(
     blocked_origins: str | Sequence[str] | None = None,
     output_dir: PathLike | None = None,
     backend: str | None = None,
+    isolation: str | None = None,
 ) -> None:
     """Set the configuration fields of the options given (None: leave it as configured).
 
@@ -90,10 +92,13 @@ def apply_launch_options(
         "blocked_origins": blocked_origins,
         "output_dir": output_dir,
         "backend": backend,
+        "isolation": isolation,
     }
     for name, value in given.items():
         if value is not None:
             _set(config, _BY_NAME[name], _plain(name, value))
+    if backend is not None or isolation is not None:
+        check_isolation(config)
 
 
 def _plain(name: str, value: object) -> object:
@@ -101,6 +106,8 @@ def _plain(name: str, value: object) -> object:
     a backend name known."""
     if name == "backend" and isinstance(value, str):
         return check_backend(value.strip().lower().replace("_", "-"))
+    if name == "isolation" and isinstance(value, str):
+        return value.strip().lower()
     if name == "storage_state":
         return _resolved(value)
     if name == "init_scripts":

@@ -20,6 +20,7 @@ from .activity import SessionActivity
 from .backends.base import Endpoint
 from .budget import Budget
 from .cdp.connection import CDPConnection
+from .cdp.scoped import browser_session
 from .cdp.session import CDPSession
 from .config import Config
 from .diagnostics.downloads import DownloadTracker
@@ -77,6 +78,7 @@ class SessionServices:
         connected: Callable[[], bool],
         endpoint: Callable[[], Endpoint | None],
         owns_browser: bool,
+        browser_context: Callable[[], str | None],
         own_viewport: Size | None,
         paths: Callable[[], WorkspacePaths],
         operation: Operation,
@@ -115,6 +117,7 @@ class SessionServices:
         self.activity = SessionActivity(name)
         """What the session does, pushed to its watchers (the workbench): activity.py."""
         self._connection = connection
+        self._browser_context = browser_context
         self._connected = connected
         self._endpoint = endpoint
         self._paths = paths
@@ -168,9 +171,16 @@ class SessionServices:
             self.user_agent = version.get("userAgent", "")
         return self.user_agent
 
+    @property
+    def browser_context_id(self) -> str | None:
+        """The browser context the session's tabs live in when it shares its browser
+        (``browser.isolation: context``); None: the whole browser is the session's."""
+        return self._browser_context()
+
     def browser_cdp(self) -> CDPSession:
-        """The browser target's session (``Target.*``, ``Browser.*``, ``Storage.*``)."""
-        return CDPSession(self.connection, None)
+        """The browser target's session (``Target.*``, ``Browser.*``, ``Storage.*``),
+        scoped to the session's browser context when it has one (cdp/scoped.py)."""
+        return browser_session(self.connection, self._browser_context())
 
     def spawn(self, work: Coroutine[Any, Any, T], name: str | None = None) -> asyncio.Task[T]:
         """Run ``work`` in the background, owned by the session (ended when it closes)."""

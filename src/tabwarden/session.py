@@ -1,7 +1,8 @@
 """BrowserSession: one browser, one CDP connection, its tabs, and its life (relaunch, close).
 
-Isolation: each session owns its own browser process and profile (see
-docs/architecture.md for why processes rather than browser contexts).
+Isolation (docs/isolation.md): by default each session owns its own browser process
+and profile; with ``browser.isolation: context`` its backend gives it a browser
+context of a shared browser, and the session sees and acts in that context only.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from .activity import SessionActivity
 from .backends.base import Backend, Endpoint
 from .budget import Budget
 from .cdp.connection import CDPConnection
+from .cdp.scoped import browser_session
 from .cdp.session import CDPSession
 from .cdp_page import CdpPage
 from .config import Config
@@ -44,7 +46,7 @@ from .safety.guard import PolicyDecision
 from .safety.paths import WorkspacePaths
 from .safety.raw_cdp import send_raw
 from .safety.redaction import Redactor
-from .safety.reserved import check_raw_method
+from .safety.reserved import check_context_raw, check_raw_method
 from .safety.url_policy import Verdict
 from .services import SessionServices
 from .start_settings import StartSettings
@@ -106,6 +108,7 @@ class BrowserSession:
             connected=lambda: self.connected,
             endpoint=lambda: self.endpoint,
             owns_browser=backend.owns_browser,
+            browser_context=lambda: backend.browser_context_id,
             own_viewport=backend.viewport,
             paths=lambda: self.paths,
             operation=self.operation,
@@ -185,11 +188,13 @@ class BrowserSession:
 
     @property
     def profile_kind(self) -> str:
-        """``workspace`` (a persistent profile), ``throwaway`` (removed on close), or
-        ``attached`` (a browser someone else started: their profile)."""
+        """``workspace`` (a persistent profile), ``throwaway`` (removed on close; always
+        so in context mode, docs/isolation.md), or ``attached`` (a browser someone else
+        started: their profile)."""
         if not self.backend.owns_browser:
             return "attached"
-        return "throwaway" if self.config.browser.isolated else "workspace"
+        shared = self.config.browser.isolation == "context"
+        return "throwaway" if self.config.browser.isolated or shared else "workspace"
 
     def known_tabs(self) -> list[Tab]:
         """The open tabs as the session knows them now, from the browser's target events
@@ -240,7 +245,7 @@ class BrowserSession:
             await self._save_files_on_close()
             if self.connected and not self.backend.owns_browser:
                 await self._close_own_tabs()
-            elif self.connected:
+            elif self.connected and self.backend.browser_context_id is None:
                 # The browser saves its profile as it closes. A remote one's proxy (a
                 # Grid's) may keep the socket open after Browser.close: waiting for the
                 # socket to close would only stall; its backend ends it anyway.
@@ -421,6 +426,11 @@ class BrowserSession:
             tab = self.get_tab(target_id)
             return await tab.cdp(method, params, frame_id=frame_id, timeout_ms=timeout_ms)
         async with self.operation(timeout_ms, "action") as budget:
+            context_id = self.backend.browser_context_id
+            if context_id is not None:  # a shared browser: nothing past this session's context
+                check_context_raw(
+                    method, params, context_id, lambda t: self._registry.find(t) is not None
+                )
             return await send_raw(
                 self._browser_cdp(),
                 method,
@@ -482,6 +492,7 @@ class BrowserSession:
                 own,
                 budget,
                 granted=services.granted_permissions,
+                context_id=services.browser_context_id,
             )
             notes = [*emulation.change_notes(old, new), *notes]
             services.activity.publish("emulation", {"state": new.to_dict()})
@@ -526,7 +537,7 @@ class BrowserSession:
     async def cancel_download(self, guid: str, *, timeout_ms: float | None = None) -> Download:
         """Cancel a download in progress (``Browser.cancelDownload``); returns its end state."""
         async with self.operation(timeout_ms, "action") as budget:
-            return await self._downloads.cancel(self.connection, guid, budget)
+            return await self._downloads.cancel(self._browser_cdp(), guid, budget)
 
     async def trace_start(
         self,
@@ -537,7 +548,17 @@ class BrowserSession:
     ) -> TraceStarted:
         """Start a performance trace of the whole browser (default categories: what the
         DevTools Performance panel records; ``screenshots`` adds filmstrip frames).
-        One trace at a time per session; ``trace_stop`` saves it."""
+        One trace at a time per session; ``trace_stop`` saves it. A session that shares
+        its browser (``browser.isolation: context``) cannot trace: a trace records
+        every page of the browser, the other sessions' too."""
+        if self.backend.browser_context_id is not None or self.config.browser.isolation == (
+            "context"
+        ):
+            raise InvalidArgument(
+                "a trace records the whole browser, and this session shares its browser with "
+                "other sessions (browser.isolation: context)",
+                hint="use browser.isolation: process (--isolation process) to trace",
+            )
         async with self.operation(timeout_ms, "action") as budget:
             started = await self._trace.start(
                 self._browser_cdp(), budget, categories=categories, screenshots=screenshots
@@ -589,7 +610,7 @@ class BrowserSession:
         an attached browser gets its own download behaviour back."""
         if self.connected and not self.backend.owns_browser:
             with contextlib.suppress(TabwardenError):
-                await self._downloads.restore(self.connection, Budget(2.0))
+                await self._downloads.restore(self._browser_cdp(), Budget(2.0))
         if self.connected:
             await self._trace.save_if_running(self._browser_cdp(), self.paths, self.name)
         await self._services.recordings.save_all(self.name)
@@ -673,7 +694,7 @@ class BrowserSession:
         return await explain_failure(self._services, tab, error, budget)
 
     def _browser_cdp(self) -> CDPSession:
-        return CDPSession(self.connection, None)
+        return self._services.browser_cdp()
 
     async def _open_page(self, budget: Budget, *, background: bool = False) -> Tab:
         """A new tab of this session's own, set up (``background``: not shown)."""
@@ -735,10 +756,15 @@ class BrowserSession:
     async def _set_up(self, connection: CDPConnection, budget: Budget) -> None:
         """Watch a new connection, then have the browser report and hold its pages."""
         self.supervisor.attach(connection)
+        context_id = self.backend.browser_context_id
         self._registry.follow(
-            connection, self._tasks, on_closed=self.supervisor.tab_closed, on_popup=self._shown
+            connection,
+            self._tasks,
+            on_closed=self.supervisor.tab_closed,
+            on_popup=self._shown,
+            context_id=context_id,
         )
-        browser = CDPSession(connection, None)
+        browser = browser_session(connection, context_id)
         await self._start_settings.before_pages(browser, budget)
         await browser.send(
             "Target.setDiscoverTargets",
@@ -746,7 +772,7 @@ class BrowserSession:
             budget=budget,
         )
         # Downloads go to the workspace before any page can start one.
-        await self._downloads.enable(connection, budget)
+        await self._downloads.enable(browser, budget, own_frames_only=context_id is not None)
         # The URL policy for the first load of pages created with a URL, which
         # starts before their own session's Fetch (safety/guard.py).
         for method, params in self.supervisor.guard.browser_fetch_commands():

@@ -39,7 +39,8 @@ def browser_commands(
     if browser.ignore_https_errors:
         commands.append(("Security.setIgnoreCertificateErrors", {"ignore": True}))
     if granted:
-        # No origin: every site, in the browser's default context (where tabwarden's tabs are).
+        # No origin: every site, in the context where the session's tabs are (the default
+        # one; the session's own in context mode: its browser session is scoped).
         commands.append(("Browser.grantPermissions", {"permissions": list(granted)}))
     return commands
 

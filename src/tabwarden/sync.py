@@ -739,8 +739,9 @@ class BrowserSession(Facade[AsyncBrowserSession]):
 
     @property
     def profile_kind(self) -> str:
-        """``workspace`` (a persistent profile), ``throwaway`` (removed on close), or
-        ``attached`` (a browser someone else started: their profile)."""
+        """``workspace`` (a persistent profile), ``throwaway`` (removed on close; always
+        so in context mode, docs/isolation.md), or ``attached`` (a browser someone else
+        started: their profile)."""
         return unwrap(self).profile_kind
 
     @property
@@ -983,7 +984,9 @@ class BrowserSession(Facade[AsyncBrowserSession]):
     ) -> TraceStarted:
         """Start a performance trace of the whole browser (default categories: what the
         DevTools Performance panel records; ``screenshots`` adds filmstrip frames).
-        One trace at a time per session; ``trace_stop`` saves it."""
+        One trace at a time per session; ``trace_stop`` saves it. A session that shares
+        its browser (``browser.isolation: context``) cannot trace: a trace records
+        every page of the browser, the other sessions' too."""
         coroutine = unwrap(self).trace_start(
             categories=categories,
             screenshots=screenshots,
@@ -1109,6 +1112,7 @@ def launch(
     blocked_origins: str | Sequence[str] | None = None,
     output_dir: str | Path | None = None,
     backend: str | None = None,
+    isolation: str | None = None,
     cloud: Mapping[str, Any] | None = None,
 ) -> BrowserSession:
     """Launch a browser (local or cloud); returns its started session (use it with ``with``).
@@ -1121,6 +1125,11 @@ def launch(
     (docs/backends.md). ``cloud`` sets fields of the ``cloud`` configuration section for this
     session: ``project_id``, ``region``, ``proxy``, ``stealth``, ``timeout_s``, ``profile``,
     ``url_template``, ``api_url``, ``api_key_env`` (keys are best left in the environment).
+
+    ``isolation`` (``browser.isolation``, docs/isolation.md): ``process`` (the default)
+    launches a browser for the session; ``context`` gives it a browser context of one
+    Chromium shared by this process's context sessions (local backend only; no
+    persistent profile).
 
     Local only: ``isolated=True`` uses a throwaway profile removed on close; otherwise the
     persistent profile of this workspace (and session ``name``) is used.
@@ -1157,6 +1166,7 @@ def launch(
         blocked_origins=blocked_origins,
         output_dir=output_dir,
         backend=backend,
+        isolation=isolation,
         cloud=cloud,
     )
     return wrap(BrowserSession, run(awaited(start)))

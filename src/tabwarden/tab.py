@@ -41,7 +41,7 @@ from .navigation import NavigationResult, check_wait_until
 from .page import engine_side
 from .relaunch import Relaunch
 from .safety.raw_cdp import route_to_frame, send_raw
-from .safety.reserved import check_raw_method
+from .safety.reserved import check_context_raw, check_raw_method
 from .screenshot import Screenshot, save_screenshot
 from .screenshot import capture as capture_screenshot
 from .services import SessionServices
@@ -842,6 +842,12 @@ class Tab:
         # A raw command's reply is Chromium's to give: a dialog does not end it (a proxy
         # in front of the browser may answer that dialog itself, and the reply then comes).
         async with self._page.call(timeout_ms, "action", on_dialog="go_on") as budget:
+            services = self._page.services
+            context_id = services.browser_context_id
+            if context_id is not None:  # a shared browser: nothing past this session's context
+                check_context_raw(
+                    method, params, context_id, lambda t: services.pages.by_target(t) is not None
+                )
             session = await self._page.ready_session(budget)
             params = dict(params or {})
             if frame_id is not None and frame_id != self.target_id:

@@ -185,15 +185,21 @@ class TabRegistry:
         *,
         on_closed: Callable[[Page], None],
         on_popup: Callable[[str], None],
+        context_id: str | None = None,
     ) -> None:
         """Keep the registry current from ``connection``'s target events: a tab for every
         page, set up once attached (its set-up owned by ``tasks``); ``on_closed`` is told
         of each page that went away, ``on_popup`` of each page opened by another (the
-        browser shows it in front)."""
+        browser shows it in front). ``context_id``: the browser is shared (context
+        mode), and only the pages of this browser context are the session's; the others
+        are never registered, and are let go at once when auto-attached."""
+
+        def ours(info: dict[str, Any]) -> bool:
+            return context_id is None or info.get("browserContextId") == context_id
 
         def created(event: Event) -> None:
             info = event.params.get("targetInfo", {})
-            if info.get("type") == "page":
+            if info.get("type") == "page" and ours(info):
                 self.register(info["targetId"], info)
                 if info.get("openerId"):
                     on_popup(info["targetId"])
@@ -215,6 +221,11 @@ class TabRegistry:
             info = event.params.get("targetInfo", {})
             session_id = event.params["sessionId"]
             waiting = bool(event.params.get("waitingForDebugger"))
+            if not ours(info):
+                # Another session's page (a shared browser): only let go. Resuming it
+                # would start it before its own session has set it up.
+                tasks.spawn(_release(connection, session_id, resume=False), f"drop {session_id}")
+                return
             if info.get("type") != "page":
                 if waiting:  # auto-attached: not ours to keep
                     tasks.spawn(_release(connection, session_id), f"release {session_id}")
@@ -247,12 +258,15 @@ class TabRegistry:
             connection.subscribe(method, handler, None)
 
 
-async def _release(connection: CDPConnection, session_id: str) -> None:
-    """Resume and detach a target that is not a page (the filter should prevent it)."""
+async def _release(connection: CDPConnection, session_id: str, *, resume: bool = True) -> None:
+    """Detach from a target that is not the session's: not a page (the filter should
+    prevent it; ``resume``d first), or another session's page in a shared browser (its
+    own session resumes it; detaching drops only this connection's hold)."""
     session = CDPSession(connection, session_id)
     budget = Budget(_RELEASE_S)
     with contextlib.suppress(CDPError, ConnectionLost):
-        await session.send("Runtime.runIfWaitingForDebugger", budget=budget)
+        if resume:
+            await session.send("Runtime.runIfWaitingForDebugger", budget=budget)
         await session.detach(budget=budget)
 
 

@@ -371,6 +371,12 @@ def test_launch_flags_set_the_configuration_of_mcp_and_the_daemon(
 
     assert invoke("mcp").exit_code == 0
     assert served[-1].config.browser.device is None  # unset flags: as configured
+    assert served[-1].config.browser.isolation == "process"
+    assert invoke("mcp", "--isolation", "context").exit_code == 0
+    assert served[-1].config.browser.isolation == "context"
+    done = invoke("daemon", "run", "--session", "ctx", "--isolation", "context")
+    assert done.exit_code == 0, done.output
+    assert daemons[-1].browser.isolation == "context"
     monkeypatch.setenv("TABWARDEN_BROWSER__IGNORE_HTTPS_ERRORS", "true")
     assert invoke("mcp").exit_code == 0
     assert served[-1].config.browser.ignore_https_errors is True
@@ -383,6 +389,8 @@ def test_launch_flags_set_the_configuration_of_mcp_and_the_daemon(
         (["--grant-permissions", "telepathy"], "--grant-permissions"),
         (["--blocked-origins", "exa mple.com"], "--blocked-origins"),
         (["--backend", "nimbus"], "unknown browser backend 'nimbus'"),
+        (["--isolation", "threads"], "--isolation"),
+        (["--backend", "steel", "--isolation", "context"], "needs the local backend"),
     ],
 )
 def test_a_bad_launch_flag_is_a_usage_error_naming_it(

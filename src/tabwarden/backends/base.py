@@ -50,6 +50,13 @@ class Backend(Protocol):
     """The viewport (CSS px) every page gets where emulation sets none: a launched
     browser's configured size; None keeps each window's own (an attached browser)."""
 
+    @property
+    def browser_context_id(self) -> str | None:
+        """The browser context the session's tabs live in (``browser.isolation: context``,
+        a browser shared with other sessions), or None: the browser is the session's
+        whole (its default context)."""
+        ...
+
     async def start(self, budget: Budget) -> Endpoint: ...
 
     async def reconnect(self, budget: Budget) -> Endpoint:

@@ -3,6 +3,7 @@ Adding a backend is one entry here."""
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 
@@ -10,34 +11,49 @@ from ..config import Config
 from ..errors import ConfigError
 from .base import Backend
 from .cloud import cloud_backend
+from .context import SharedContext
 from .grid import grid_backend
 from .local import LocalChromium, LocalOptions
 
-__all__ = ["BACKENDS", "BackendFactory", "backend_for", "check_backend", "local_backend"]
+__all__ = [
+    "BACKENDS",
+    "BackendFactory",
+    "backend_for",
+    "check_backend",
+    "check_isolation",
+    "local_backend",
+]
 
 BackendFactory = Callable[[Config, str], Backend]
 """Makes a session's backend from its configuration and the session's name."""
 
 
 def local_backend(config: Config, session_name: str = "default") -> Backend:
-    """The local Chromium backend configured by ``config.browser``."""
+    """The local Chromium backend configured by ``config.browser``: a browser of the
+    session's own, or (``browser.isolation: context``) a context of a shared one."""
     browser = config.browser
-    return LocalChromium(
-        LocalOptions(
-            executable=browser.executable,
-            headless=browser.headless,
-            isolated=browser.isolated,
-            workspace=browser.workspace,
-            data_dir=browser.data_dir,
-            session_name=session_name,
-            extra_args=tuple(browser.extra_args),
-            window_size=(browser.window_width, browser.window_height),
-            proxy_server=browser.proxy_server,
-            proxy_bypass=tuple(browser.proxy_bypass),
-            user_agent=browser.user_agent,
-            allow_foreign_profile=config.safety.allow_attach,
-        )
+    options = LocalOptions(
+        executable=browser.executable,
+        headless=browser.headless,
+        isolated=browser.isolated,
+        workspace=browser.workspace,
+        data_dir=browser.data_dir,
+        session_name=session_name,
+        extra_args=tuple(browser.extra_args),
+        window_size=(browser.window_width, browser.window_height),
+        proxy_server=browser.proxy_server,
+        proxy_bypass=tuple(browser.proxy_bypass),
+        user_agent=browser.user_agent,
+        allow_foreign_profile=config.safety.allow_attach,
     )
+    if browser.isolation == "context":
+        # Each session sets these on the whole browser: sessions that differ in them
+        # get browsers of their own.
+        browser_wide = json.dumps(
+            [browser.ignore_https_errors, config.policy.model_dump(mode="json")], sort_keys=True
+        )
+        return SharedContext(options, browser_wide=browser_wide)
+    return LocalChromium(options)
 
 
 def _cloud(name: str) -> BackendFactory:
@@ -66,6 +82,19 @@ def check_backend(name: str) -> str:
     return name
 
 
+def check_isolation(config: Config) -> None:
+    """Context mode is the local backend's: another backend's browser is not shared."""
+    browser = config.browser
+    if browser.isolation == "context" and browser.backend != "local":
+        raise ConfigError(
+            f"browser.isolation: context needs the local backend, and browser.backend is "
+            f"{browser.backend!r}",
+            hint="set browser.isolation: process (--isolation process) for this backend, or "
+            "use --backend local (docs/isolation.md)",
+        )
+
+
 def backend_for(config: Config, session_name: str = "default") -> Backend:
     """The backend ``config.browser.backend`` names, for session ``session_name``."""
+    check_isolation(config)
     return BACKENDS[check_backend(config.browser.backend)](config, session_name)

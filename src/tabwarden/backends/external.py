@@ -125,6 +125,8 @@ class CDPEndpoint:
 
     name = "attach"
     owns_browser = False
+    browser_context_id: str | None = None
+    """The browser is the session's whole: its default context."""
 
     def __init__(
         self,

@@ -143,6 +143,8 @@ class LocalChromium:
 
     name = "local"
     owns_browser = True
+    browser_context_id: str | None = None
+    """The browser is the session's whole: its default context."""
     needs_dialog_bridge = False
 
     def __init__(self, options: LocalOptions | None = None) -> None:

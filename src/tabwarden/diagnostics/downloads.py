@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..budget import Budget
-from ..cdp.connection import CDPConnection
 from ..cdp.protocol import Event, Subscription
+from ..cdp.session import CDPSession
 from ..counting import counted
 from ..errors import CDPError, DeadlineExceeded, InvalidArgument, PathNotAllowed
 from ..report_text import ReportText
@@ -234,14 +234,21 @@ class DownloadTracker:
         self._subscriptions: list[Subscription] = []
         self._folder: Path | None = None
         self._problem = ""
+        self._own_frames_only = False
         self._changed = asyncio.Event()
         self.on_change: Callable[[Download], None] | None = None
         """Told of every new or changed download (the session's watchers hear of it)."""
 
     # ---- set-up (on connect and reconnect) ------------------------------------------
 
-    async def enable(self, connection: CDPConnection, budget: Budget) -> None:
-        """Send the browser's downloads to the workspace and follow them."""
+    async def enable(
+        self, browser: CDPSession, budget: Budget, *, own_frames_only: bool = False
+    ) -> None:
+        """Send the browser's downloads to the workspace and follow them (``browser``: the
+        browser target's session, scoped to the session's context in context mode).
+        ``own_frames_only``: the browser is shared (context mode), and a download begun
+        in a frame the session does not know is another session's."""
+        self._own_frames_only = own_frames_only
         for subscription in self._subscriptions:
             subscription.close()
         for download in self.in_progress():  # their browser or connection went away
@@ -254,8 +261,8 @@ class DownloadTracker:
                 )
             )
         self._subscriptions = [
-            connection.subscribe("Browser.downloadWillBegin", self._on_will_begin, None),
-            connection.subscribe("Browser.downloadProgress", self._on_progress, None),
+            browser.subscribe("Browser.downloadWillBegin", self._on_will_begin),
+            browser.subscribe("Browser.downloadProgress", self._on_progress),
         ]
         try:
             # Not made here: the browser makes it with the first download.
@@ -265,7 +272,7 @@ class DownloadTracker:
             logger.warning("%s", self._problem)
             return
         try:
-            await connection.send(
+            await browser.send(
                 "Browser.setDownloadBehavior",
                 {"behavior": "allowAndName", "downloadPath": str(folder), "eventsEnabled": True},
                 budget=budget,
@@ -278,14 +285,14 @@ class DownloadTracker:
         self._folder = folder
         self._problem = ""
 
-    async def restore(self, connection: CDPConnection, budget: Budget) -> None:
+    async def restore(self, browser: CDPSession, budget: Budget) -> None:
         """Give an attached browser its own download behaviour back (on detach)."""
         for subscription in self._subscriptions:
             subscription.close()
         self._subscriptions = []
         if self._folder is not None:
             with contextlib.suppress(CDPError):
-                await connection.send(
+                await browser.send(
                     "Browser.setDownloadBehavior", {"behavior": "default"}, budget=budget
                 )
 
@@ -337,7 +344,7 @@ class DownloadTracker:
             except DeadlineExceeded:
                 return False
 
-    async def cancel(self, connection: CDPConnection, guid: str, budget: Budget) -> Download:
+    async def cancel(self, browser: CDPSession, guid: str, budget: Budget) -> Download:
         download = self._items.get(guid)
         if download is None:
             raise InvalidArgument(
@@ -346,7 +353,7 @@ class DownloadTracker:
         if download.state != "in_progress":
             return download
         self._cancel_requested.add(guid)
-        await connection.send("Browser.cancelDownload", {"guid": guid}, budget=budget)
+        await browser.send("Browser.cancelDownload", {"guid": guid}, budget=budget)
         await self.wait(budget, guid)
         return self._items[guid]
 
@@ -357,13 +364,16 @@ class DownloadTracker:
         guid = params.get("guid", "")
         if not guid:
             return
+        tab_id = self._tab_of_frame(params.get("frameId", ""))
+        if tab_id is None and self._own_frames_only:
+            return  # another session's, in the browser they share
         self._store(
             Download(
                 guid=guid,
                 url=params.get("url", ""),
                 suggested_name=params.get("suggestedFilename", "") or "download",
                 state="in_progress",
-                tab_id=self._tab_of_frame(params.get("frameId", "")),
+                tab_id=tab_id,
                 started_at=time.time(),
             )
         )

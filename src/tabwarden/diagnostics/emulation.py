@@ -398,6 +398,7 @@ def commands(
     top_level: bool,
     full: bool,
     granted: Sequence[str] = (),
+    context_id: str | None = None,
 ) -> list[Command]:
     """CDP commands that put a target in ``state`` (``own_viewport``: the session's
     viewport where ``state`` sets none; None: the window's). ``granted``: the
@@ -407,6 +408,9 @@ def commands(
     ``full`` also sends the commands that undo settings at their default (for targets
     already running); without it only what differs is sent (a new target starts at
     the defaults). ``top_level`` is a page; iframes get only per-target settings.
+    ``context_id``: the browser context the page is in (a browser shared by sessions,
+    context mode): a grant sent on the page's session acts on the default context
+    unless it names the page's own.
     """
     s = state
     out: list[Command] = []
@@ -417,7 +421,10 @@ def commands(
             g = s.geolocation
             # The page's own session grants it, so a relaunched browser gets it again too.
             permissions = ["geolocation", *(p for p in granted if p != "geolocation")]
-            out.append(("Browser.grantPermissions", {"permissions": permissions}))
+            grant: dict[str, Any] = {"permissions": permissions}
+            if context_id is not None:
+                grant["browserContextId"] = context_id
+            out.append(("Browser.grantPermissions", grant))
             out.append(
                 (
                     "Emulation.setGeolocationOverride",
@@ -506,10 +513,12 @@ async def apply(
     own_viewport: Size | None,
     budget: Budget,
     granted: Sequence[str] = (),
+    context_id: str | None = None,
 ) -> list[str]:
     """Send ``new`` to every open tab and its iframes (``own_viewport``: the session's
     viewport where ``new`` sets none; ``granted``: the permissions the session grants
-    anyway); returns what did not take."""
+    anyway; ``context_id``: the session's browser context in a shared browser); returns
+    what did not take."""
     ua = user_agent
     problems: list[str] = []
     if old.geolocation is not None and new.geolocation is None:
@@ -522,7 +531,15 @@ async def apply(
     released: list[CDPSession] = []  # pages whose emulated size is being cleared
     for tab in [t for t in pages if not t.closed]:
         page = await tab.ready_session(budget)
-        top = commands(new, ua, own_viewport, top_level=True, full=True, granted=granted)
+        top = commands(
+            new,
+            ua,
+            own_viewport,
+            top_level=True,
+            full=True,
+            granted=granted,
+            context_id=context_id,
+        )
         targets = [(page, top)]
         frame_commands = commands(new, ua, own_viewport, top_level=False, full=True)
         targets += [(s, frame_commands) for s in tab.frames.sessions() if s is not page]

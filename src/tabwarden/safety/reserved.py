@@ -10,13 +10,20 @@ message to another session, CDP handed to page script or to a DevTools window),
 and an unpacked extension would run with network access the policy never sees.
 The commands that may go through but carry a URL or a file are judged in
 ``raw_cdp.py``.
+
+A session in a shared browser (``browser.isolation: context``) may not reach past its
+own browser context: the browser's life, other contexts, and targets that are not its
+own tabs are refused (``check_context_raw``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from ..errors import InvalidArgument
 
-__all__ = ["RESERVED_METHODS", "check_raw_method"]
+__all__ = ["RESERVED_METHODS", "SHARED_BROWSER_METHODS", "check_context_raw", "check_raw_method"]
 
 RESERVED_METHODS = {
     "Fetch.enable": "the URL policy and the dialog bridge intercept requests with it",
@@ -49,4 +56,47 @@ def check_raw_method(method: str) -> None:
             f"{method} cannot be sent through cdp: {reason}",
             hint="use the tools for this (navigate, network, downloads, emulate); the "
             "policy itself is set in the configuration",
+        )
+
+
+SHARED_BROWSER_METHODS = {
+    "Browser.close": "it would end the browser every context session shares",
+    "Browser.crash": "it would end the browser every context session shares",
+    "Browser.crashGpuProcess": "it would break the browser every context session shares",
+    "Target.createBrowserContext": "browser contexts are the sessions' own, made by tabwarden",
+    "Target.disposeBrowserContext": "browser contexts are the sessions' own, made by tabwarden",
+    "Target.getBrowserContexts": "it lists the other sessions' contexts",
+    "Target.attachToBrowserTarget": "the browser target reaches every session's context",
+    "Tracing.start": "a trace records every session's pages in the shared browser",
+}
+"""Raw methods refused to a session that shares its browser (context mode)."""
+
+_CONTEXT_HINT = (
+    "the session shares its browser with other sessions (browser.isolation: context); "
+    "use browser.isolation: process for a browser of its own"
+)
+
+
+def check_context_raw(
+    method: str,
+    params: dict[str, Any] | None,
+    context_id: str,
+    is_own_target: Callable[[str], bool],
+) -> None:
+    """Refuse a raw CDP command that would reach past the session's browser context."""
+    reason = SHARED_BROWSER_METHODS.get(method)
+    if reason is not None:
+        raise InvalidArgument(f"{method} cannot be sent through cdp: {reason}", hint=_CONTEXT_HINT)
+    params = params or {}
+    asked = params.get("browserContextId")
+    if asked is not None and asked != context_id:
+        raise InvalidArgument(
+            f"{method}: browserContextId {asked!r} is another session's context",
+            hint="leave browserContextId out: the session's own context is used",
+        )
+    target = params.get("targetId")
+    if method.startswith("Target.") and isinstance(target, str) and not is_own_target(target):
+        raise InvalidArgument(
+            f"{method}: target {target!r} is not one of this session's tabs",
+            hint="list the session's tabs (tabs) and use one of their targets",
         )

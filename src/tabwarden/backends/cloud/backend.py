@@ -93,6 +93,7 @@ class CloudBackend:
         browser (the next call creates another). Otherwise the session reconnects."""
         self.needs_dialog_bridge = provider.capabilities.dialog_bridge
         self.viewport: tuple[int, int] | None = None  # the provider's window size
+        self.browser_context_id: str | None = None  # the browser is the session's whole
         self.browser: CloudBrowser | None = None
         """The browser created for the session now (None before start and after close)."""
         self.releases = 0
