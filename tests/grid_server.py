@@ -82,7 +82,8 @@ class GridServer:
             "[node]\n"
             "detect-drivers = false\n"
             "selenium-manager = false\n"
-            f"max-sessions = {self.max_sessions}\n\n"
+            f"max-sessions = {self.max_sessions}\n"
+            "override-max-sessions = true\n\n"
             "[[node.driver-configuration]]\n"
             'display-name = "Chromium"\n'
             f"stereotype = '{stereotype}'\n"
@@ -104,6 +105,9 @@ class GridServer:
             "false",
             "--max-sessions",
             str(self.max_sessions),
+            # The Grid caps a node's sessions at its CPU count unless told otherwise.
+            "--override-max-sessions",
+            "true",
             "--session-request-timeout",
             str(self.session_request_timeout_s),
         ]
