@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import gc
 import json
 import os
@@ -28,6 +27,7 @@ from typing import Any
 import psutil
 import websockets
 from figures import Row, Table, ms_since
+from memory import pss_mb, tree
 
 import tabwarden
 from tabwarden.budget import Budget
@@ -217,19 +217,7 @@ def _rss_mb() -> float:
 
 def _browser_tree_pss_mb(pid: int | None) -> float:
     """Proportional set size of a browser's process tree (shared pages split, not summed)."""
-    if pid is None:
-        return 0.0
-    try:
-        root = psutil.Process(pid)
-        procs = [root, *root.children(recursive=True)]
-    except psutil.NoSuchProcess:
-        return 0.0
-    total = 0
-    for proc in procs:
-        with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied):
-            info = proc.memory_full_info()
-            total += getattr(info, "pss", info.rss)
-    return total / 2**20
+    return pss_mb(tree(pid))
 
 
 async def bench_memory(pids: set[int]) -> list[str]:

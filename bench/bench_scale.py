@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 import psutil
+from memory import pss_mb, tree
 
 import tabwarden
 
@@ -143,8 +144,9 @@ class ModeResult:
             p50, p95 = _p50_p95(firsts)
             print(f"  time to first page    p50 {p50:8.1f} ms   p95 {p95:8.1f} ms")
         per = self.sessions or 1
+        python_mb = max(0.0, self.python_pss_mb) / per  # below zero: the collector's noise
         print(
-            f"  memory per session    Python {self.python_pss_mb / per:6.1f} MB + browser "
+            f"  memory per session    Python {python_mb:6.2f} MB + browser "
             f"{self.browser_pss_mb / per:6.1f} MB PSS  ({self.browsers} browser process "
             f"tree(s): {self.browser_pss_mb:,.0f} MB in all)"
         )
@@ -163,23 +165,6 @@ def _p50_p95(values: list[float]) -> tuple[float, float]:
 # ---- memory ------------------------------------------------------------------------------
 
 
-def _pss_mb(processes: list[psutil.Process]) -> float:
-    total = 0
-    for proc in processes:
-        with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied):
-            info = proc.memory_full_info()
-            total += getattr(info, "pss", info.rss)
-    return total / 2**20
-
-
-def _tree(pid: int) -> list[psutil.Process]:
-    try:
-        root = psutil.Process(pid)
-        return [root, *root.children(recursive=True)]
-    except psutil.NoSuchProcess:
-        return []
-
-
 def _browser_processes(
     sessions: list[tabwarden.BrowserSession], extra_root: int | None
 ) -> tuple[list[psutil.Process], int]:
@@ -188,10 +173,10 @@ def _browser_processes(
     found: dict[int, psutil.Process] = {}
     roots = {s.endpoint.pid for s in sessions if s.endpoint is not None and s.endpoint.pid}
     for pid in roots:
-        for proc in _tree(pid):
+        for proc in tree(pid):
             found[proc.pid] = proc
     if extra_root is not None:  # the Grid: its Chromiums and chromedrivers, not Java
-        for proc in _tree(extra_root)[1:]:
+        for proc in tree(extra_root)[1:]:
             with contextlib.suppress(psutil.NoSuchProcess):
                 if "java" not in proc.name().lower():
                     found[proc.pid] = proc
@@ -279,7 +264,7 @@ async def run_mode(
     first_pages: list[None] = []
     measured: dict[str, Any] = {}
     gc.collect()
-    python_before = _pss_mb([psutil.Process()])
+    python_before = pss_mb([psutil.Process()])
 
     async def measure() -> None:
         await all_open.wait()
@@ -288,8 +273,8 @@ async def run_mode(
             [s for s in opened if not s.closed], grid.process.pid if grid is not None else None
         )
         measured.update(
-            python=_pss_mb([psutil.Process()]) - python_before,
-            browser=_pss_mb(processes),
+            python=pss_mb([psutil.Process()]) - python_before,
+            browser=pss_mb(processes),
             trees=trees,
         )
 

@@ -64,8 +64,8 @@ class RemovedWhileReading:
         }
 
 
-async def test_an_iframe_removed_while_its_tree_was_read_stays_removed() -> None:
-    connection = RemovedWhileReading()
+def _tracker_with_child(connection: RemovedWhileReading) -> FrameTracker:
+    """A tab's tracker whose cross-origin iframe's target just attached."""
     main = CDPSession(connection, "main-session", MAIN_FRAME)  # type: ignore[arg-type]
     tracker = FrameTracker(main, MAIN_FRAME)
     tracker.registry.navigated({"id": MAIN_FRAME, "loaderId": "L1", "url": "http://a/"}, main)
@@ -78,6 +78,12 @@ async def test_an_iframe_removed_while_its_tree_was_read_stays_removed() -> None
         },
         "main-session",
     )
+    return tracker
+
+
+async def test_an_iframe_removed_while_its_tree_was_read_stays_removed() -> None:
+    connection = RemovedWhileReading()
+    tracker = _tracker_with_child(connection)
     assert tracker.registry.get(CHILD_FRAME) is not None  # the OOPIF is known at once
     await tracker.settled(Budget(5.0))
     assert connection.tree_read.is_set()
@@ -88,33 +94,19 @@ async def test_an_iframe_removed_while_its_tree_was_read_stays_removed() -> None
 async def test_an_iframe_that_stays_is_seeded_from_its_own_session() -> None:
     class Stays(RemovedWhileReading):
         async def send(
-            self, method: str, params: Any = None, *, budget: Budget, session_id: str | None = None
+            self,
+            method: str,
+            params: Any = None,
+            *,
+            budget: Budget,
+            session_id: str | None = None,
         ) -> dict[str, Any]:
             if method != "Page.getFrameTree" or session_id != CHILD_SESSION:
                 return {}
-            return {
-                "frameTree": {
-                    "frame": {
-                        "id": CHILD_FRAME,
-                        "parentId": MAIN_FRAME,
-                        "loaderId": "L2",
-                        "url": "http://localhost/c",
-                    }
-                }
-            }
+            frame = {"id": CHILD_FRAME, "parentId": MAIN_FRAME, "loaderId": "L2"}
+            return {"frameTree": {"frame": {**frame, "url": "http://localhost/c"}}}
 
-    connection = Stays()
-    main = CDPSession(connection, "main-session", MAIN_FRAME)  # type: ignore[arg-type]
-    tracker = FrameTracker(main, MAIN_FRAME)
-    tracker.registry.navigated({"id": MAIN_FRAME, "loaderId": "L1", "url": "http://a/"}, main)
-    connection.emit(
-        "Target.attachedToTarget",
-        {
-            "sessionId": CHILD_SESSION,
-            "targetInfo": {"type": "iframe", "targetId": CHILD_FRAME, "url": ""},
-        },
-        "main-session",
-    )
+    tracker = _tracker_with_child(Stays())
     await tracker.settled(Budget(5.0))
     child = tracker.registry.get(CHILD_FRAME)
     assert child is not None and child.is_oopif and child.loader_id == "L2"
