@@ -8,6 +8,8 @@ missing=()
 command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
 command -v java >/dev/null 2>&1 || missing+=(openjdk-17-jre-headless)
 [ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)
+# The Firefox engine's tests (WebDriver BiDi) run Debian's Firefox ESR.
+command -v firefox-esr >/dev/null 2>&1 || command -v firefox >/dev/null 2>&1 || missing+=(firefox-esr)
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "== installing ${missing[*]} (apt-get)"
   sudo_cmd=""

@@ -8,7 +8,8 @@ Every error a caller can see derives from :class:`TabwardenError` and carries a
         * :class:`PathNotAllowed` — a file path outside the folders tabwarden may use
     * :class:`ConfigError` — a bad configuration value or file
     * :class:`DeadlineExceeded` (also a :class:`TimeoutError`) — a call ran out of time
-        * :class:`CDPTimeout` — one CDP command got no reply in time
+        * :class:`CDPTimeout`
+        * :class:`BiDiTimeout` — one CDP command got no reply in time
         * :class:`PageBusy` — a page did not answer in time (script running?)
         * :class:`BrowserNotResponding` — the browser itself did not answer (frozen?)
         * :class:`EvaluateTimeout` — an evaluation ran past its deadline and was stopped
@@ -48,6 +49,8 @@ Every error a caller can see derives from :class:`TabwardenError` and carries a
         * :class:`NotActionable` — hidden, disabled, covered, moving, or not editable
         * :class:`PersonInControl` — a person took over in the workbench
     * :class:`DialogBlocking` — a dialog blocks the page's script; answer it first
+    * :class:`BiDiError` — Firefox refused a WebDriver BiDi command
+    * :class:`EngineUnsupported` — not on this session's browser engine
     * :class:`ScriptError` — evaluated script threw
     * :class:`EvaluateDisabled` — evaluation is turned off by configuration
     * :class:`PolicyDenied` — the URL policy does not allow this destination
@@ -64,6 +67,8 @@ from .clipping import HINT_CHARS, MESSAGE_CHARS, clip
 
 __all__ = [
     "ActionError",
+    "BiDiError",
+    "BiDiTimeout",
     "BrowserCrashed",
     "BrowserError",
     "BrowserLaunchError",
@@ -86,6 +91,7 @@ __all__ = [
     "DeadlineExceeded",
     "DialogBlocking",
     "EndpointError",
+    "EngineUnsupported",
     "EvaluateDisabled",
     "EvaluateTimeout",
     "InvalidArgument",
@@ -159,6 +165,18 @@ class CDPTimeout(DeadlineExceeded):
         super().__init__(f"CDP command {method} got no reply within {timeout_s * 1000:.0f} ms")
 
 
+class BiDiTimeout(DeadlineExceeded):
+    """A WebDriver BiDi command got no reply before its budget ran out.
+
+    The connection stays usable; a late reply to this command is dropped.
+    """
+
+    def __init__(self, method: str, timeout_s: float) -> None:
+        self.method = method
+        self.timeout_s = timeout_s
+        super().__init__(f"BiDi command {method} got no reply within {timeout_s * 1000:.0f} ms")
+
+
 class PageBusy(DeadlineExceeded):
     """A page (or frame) did not answer before the deadline: usually a script hogs it."""
 
@@ -216,6 +234,32 @@ class CDPError(TabwardenError):
         self.session_id = session_id
         where = f" (session {session_id})" if session_id else ""
         super().__init__(f"{method} failed{where}: {message} [code {code}]", hint="")
+
+
+class BiDiError(TabwardenError):
+    """Firefox answered a WebDriver BiDi command with an error (``error`` is the
+    specification's code, such as ``no such frame`` or ``invalid argument``)."""
+
+    def __init__(self, method: str, error: str, message: str) -> None:
+        self.method = method
+        self.error = error
+        self.bidi_message = message
+        detail = f": {message}" if message else ""
+        super().__init__(f"{method} failed: {error}{detail}", hint="")
+
+
+class EngineUnsupported(TabwardenError):
+    """The tool or call does not work on this session's browser engine."""
+
+    def __init__(self, what: str, engine: str, *, hint: str | None = None) -> None:
+        self.what = what
+        self.engine = engine
+        super().__init__(
+            f"{what} is not on this engine ({engine})",
+            hint=hint
+            or "docs/engines-matrix.md lists what each engine does; start a session with "
+            "engine chromium for it",
+        )
 
 
 class ConnectionLost(TabwardenError):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..errors import BrowserNotFound
 
-__all__ = ["BROWSER_NAMES", "find_browser"]
+__all__ = ["BROWSER_NAMES", "FIREFOX_NAMES", "find_browser", "find_firefox"]
 
 BROWSER_NAMES = (
     "chromium",
@@ -18,6 +18,7 @@ BROWSER_NAMES = (
     "google-chrome-stable",
     "microsoft-edge",
 )
+FIREFOX_NAMES = ("firefox-esr", "firefox")
 
 
 def find_browser(
@@ -25,12 +26,16 @@ def find_browser(
     *,
     env: Mapping[str, str] | None = None,
     path: str | None = None,
+    names: tuple[str, ...] = BROWSER_NAMES,
+    env_name: str = "TABWARDEN_CHROME",
+    kind: str = "Chromium-based browser",
 ) -> str:
-    """The browser to run: ``$TABWARDEN_CHROME``, then ``configured``, then PATH names."""
+    """The browser to run: ``$TABWARDEN_CHROME``, then ``configured``, then PATH names
+    (another engine passes its own ``names``, variable and ``kind``)."""
     env = os.environ if env is None else env
     search_path = path if path is not None else env.get("PATH", os.defpath)
     for source, value in (
-        ("TABWARDEN_CHROME", env.get("TABWARDEN_CHROME")),
+        (env_name, env.get(env_name)),
         ("browser.executable", configured),
     ):
         if value:
@@ -38,15 +43,30 @@ def find_browser(
             if found is None:
                 raise BrowserNotFound(
                     f"{source} names {value!r}, which is not an executable file",
-                    hint=f"fix {source} or unset it to search PATH for {', '.join(BROWSER_NAMES)}",
+                    hint=f"fix {source} or unset it to search PATH for {', '.join(names)}",
                 )
             return found
-    for name in BROWSER_NAMES:
+    for name in names:
         found = shutil.which(name, path=search_path)
         if found:
             return found
-    raise BrowserNotFound(
-        f"no Chromium-based browser found on PATH (looked for {', '.join(BROWSER_NAMES)})"
+    raise BrowserNotFound(f"no {kind} found on PATH (looked for {', '.join(names)})")
+
+
+def find_firefox(
+    configured: str | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    path: str | None = None,
+) -> str:
+    """Firefox to run: ``$TABWARDEN_FIREFOX``, then ``configured``, then PATH names."""
+    return find_browser(
+        configured,
+        env=env,
+        path=path,
+        names=FIREFOX_NAMES,
+        env_name="TABWARDEN_FIREFOX",
+        kind="Firefox",
     )
 
 
