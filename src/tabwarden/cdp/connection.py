@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Self
 
 import websockets
 from websockets.asyncio.client import ClientConnection
@@ -85,7 +85,7 @@ class CDPConnection:
     @classmethod
     async def connect(
         cls, url: str, budget: Budget, *, shown_url: str | None = None
-    ) -> CDPConnection:
+    ) -> Self:
         """Open the socket to a ``ws://…/devtools/browser/…`` (or page) URL.
 
         ``shown_url``: the URL as messages show it (credentials in ``url`` replaced)."""

@@ -1,0 +1,312 @@
+"""A Firefox browser session over WebDriver BiDi: the tabs, the dialogs, the console.
+
+One socket (``ws://127.0.0.1:PORT/session``), one BiDi session created with
+``unhandledPromptBehavior: ignore`` so dialogs wait for tabwarden's supervisor (the
+policy answers them or the agent does), never for Firefox's own defaults. The tab
+list comes from ``browsingContext.getTree`` and is kept by ``contextCreated`` and
+``contextDestroyed`` (popups are tabs whose opener is known). Closing ends the BiDi
+session with ``browser.close`` (which ends the session and the browser; ``session.end``
+alone when that fails), then the backend ends what is left of the process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import logging
+import time
+from typing import Any
+
+from ..backends.firefox import LocalFirefox
+from ..bidi.connection import BiDiConnection
+from ..budget import Budget
+from ..cdp.protocol import Event
+from ..config import Config, load_config
+from ..errors import BiDiError, NavigationError, NavigationFailed, SessionClosed, TabwardenError
+from ..frames import FrameInfo
+from ..supervisor.dialogs import DialogPolicy, PendingDialog
+from ..tasks import TaskOwner
+from .page import ConsoleEntry, FirefoxPage
+
+__all__ = ["CAPABILITIES", "EVENTS", "FirefoxSession"]
+
+logger = logging.getLogger("tabwarden.firefox")
+
+JSONObject = dict[str, Any]
+
+CAPABILITIES: JSONObject = {"alwaysMatch": {"unhandledPromptBehavior": {"default": "ignore"}}}
+"""``session.new``: every prompt waits for an answer (the supervisor owns them)."""
+EVENTS = (
+    "browsingContext.contextCreated",
+    "browsingContext.contextDestroyed",
+    "browsingContext.domContentLoaded",
+    "browsingContext.load",
+    "browsingContext.navigationStarted",
+    "browsingContext.userPromptOpened",
+    "browsingContext.userPromptClosed",
+    "log.entryAdded",
+    "network.responseCompleted",
+)
+_MAX_CONSOLE = 500
+_MAX_STATUSES = 200
+_CLOSE_S = 5.0
+
+
+class FirefoxSession:
+    """A launched Firefox and its tabs; ``close()`` leaves no process and no profile."""
+
+    engine = "firefox"
+
+    def __init__(
+        self,
+        backend: LocalFirefox,
+        *,
+        name: str = "default",
+        config: Config | None = None,
+    ) -> None:
+        self.backend = backend
+        self.name = name
+        self.config = config or load_config()
+        self.dialog_policy: DialogPolicy = self.config.browser.dialog_policy
+        self._connection: BiDiConnection | None = None
+        self._pages: dict[str, FirefoxPage] = {}
+        self._tab_ids = itertools.count(1)
+        self._dialog_ids = itertools.count(1)
+        self._active: FirefoxPage | None = None
+        self._statuses: dict[str, tuple[int, str]] = {}
+        self._last_dialog: dict[str, PendingDialog] = {}
+        self._tasks = TaskOwner(f"firefox session {name}")
+        self._closed = False
+
+    # ---- life -----------------------------------------------------------------------
+
+    async def start(self, timeout_ms: float | None = None) -> FirefoxSession:
+        budget = Budget.from_ms(timeout_ms or self.config.timeouts.launch_ms)
+        endpoint = await self.backend.start(budget)
+        self._connection = await BiDiConnection.connect(endpoint.ws_url, budget)
+        await self._connection.send("session.new", {"capabilities": CAPABILITIES}, budget=budget)
+        self._connection.subscribe("*", self._on_event)
+        await self._connection.subscribe_remote(EVENTS, budget)
+        tree = await self._connection.send("browsingContext.getTree", {}, budget=budget)
+        for info in tree.get("contexts", []):
+            self._context_created(info)
+        if not self._pages:
+            await self.new_tab()
+        return self
+
+    async def close(self) -> None:
+        """``browser.close`` (it ends the BiDi session too), then the process is waited
+        for and killed if it lingers; the profile is removed when it was throwaway."""
+        if self._closed:
+            return
+        self._closed = True
+        for page in list(self._pages.values()):
+            page.was_closed()
+        self._tasks.cancel()
+        connection = self._connection
+        if connection is not None and not connection.closed:
+            budget = Budget(_CLOSE_S)
+            try:
+                await connection.send("browser.close", {}, budget=budget)
+            except TabwardenError:
+                with contextlib.suppress(TabwardenError):
+                    await connection.send("session.end", {}, budget=Budget(_CLOSE_S))
+            with contextlib.suppress(TabwardenError):
+                await connection.wait_closed(Budget(_CLOSE_S))
+            await connection.close()
+        await self.backend.close()
+
+    async def __aenter__(self) -> FirefoxSession:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    # ---- reading --------------------------------------------------------------------
+
+    @property
+    def connection(self) -> BiDiConnection:
+        if self._connection is None or self._closed:
+            raise SessionClosed(f"the Firefox session {self.name} is closed")
+        return self._connection
+
+    @property
+    def tabs(self) -> list[FirefoxPage]:
+        return [page for page in self._pages.values() if not page.closed]
+
+    @property
+    def active_tab(self) -> FirefoxPage | None:
+        if self._active is not None and not self._active.closed:
+            return self._active
+        tabs = self.tabs
+        return tabs[-1] if tabs else None
+
+    def budget(self, timeout_ms: float | None, kind: str) -> Budget:
+        timeouts = self.config.timeouts
+        default = {
+            "navigation": timeouts.navigation_ms,
+            "evaluate": timeouts.evaluate_ms,
+            "screenshot": timeouts.action_ms,
+            "snapshot": timeouts.action_ms,
+        }.get(kind, timeouts.action_ms)
+        return Budget.from_ms(timeout_ms if timeout_ms is not None else default)
+
+    def status_of(self, navigation: object) -> tuple[int | None, str]:
+        if isinstance(navigation, str) and navigation in self._statuses:
+            status, text = self._statuses[navigation]
+            return status, text
+        return None, ""
+
+    def last_dialog_of(self, page: FirefoxPage) -> PendingDialog | None:
+        return page.pending_dialog or self._last_dialog.get(page.context)
+
+    def navigation_error(self, exc: BiDiError, url: str) -> NavigationError:
+        if exc.error == "invalid argument":
+            return NavigationError(f"cannot load {url}: {exc.bidi_message}", url=url)
+        return NavigationFailed(
+            f"loading {url} failed: {exc.bidi_message or exc.error}", url=url, net_error=exc.error
+        )
+
+    # ---- tabs -----------------------------------------------------------------------
+
+    async def new_tab(
+        self, url: str | None = None, *, timeout_ms: float | None = None
+    ) -> FirefoxPage:
+        budget = self.budget(timeout_ms, "action")
+        reply = await self.connection.send("browsingContext.create", {"type": "tab"}, budget=budget)
+        context = str(reply["context"])
+        page = self._pages.get(context) or self._add_page(context, "about:blank", None)
+        self._active = page
+        if url:
+            await page.navigate(url, timeout_ms=timeout_ms)
+        return page
+
+    def page_of(self, context: str) -> FirefoxPage | None:
+        page = self._pages.get(context)
+        if page is not None:
+            return page
+        for page in self._pages.values():
+            if context in page.frames:
+                return page
+        return None
+
+    # ---- events (on the reader: no awaits) --------------------------------------------
+
+    def _on_event(self, event: Event) -> None:
+        params = event.params
+        method = event.method
+        if method == "browsingContext.contextCreated":
+            self._context_created(params)
+        elif method == "browsingContext.contextDestroyed":
+            self._context_destroyed(params)
+        elif method in ("browsingContext.domContentLoaded", "browsingContext.load"):
+            page = self._pages.get(str(params.get("context")))
+            if page is not None:
+                state = "complete" if method.endswith("load") else "interactive"
+                page.saw_load_state(state, str(params.get("url", "")))
+        elif method == "browsingContext.navigationStarted":
+            page = self._pages.get(str(params.get("context")))
+            if page is not None:
+                page.saw_load_state("loading", "")
+        elif method == "browsingContext.userPromptOpened":
+            self._prompt_opened(params)
+        elif method == "browsingContext.userPromptClosed":
+            page = self.page_of(str(params.get("context")))
+            if page is not None:
+                page.dialog_closed()
+        elif method == "log.entryAdded":
+            self._console(params)
+        elif method == "network.responseCompleted":
+            navigation = params.get("navigation")
+            response = params.get("response") or {}
+            if isinstance(navigation, str) and isinstance(response, dict):
+                self._statuses[navigation] = (
+                    int(response.get("status", 0)),
+                    str(response.get("statusText", "")),
+                )
+                while len(self._statuses) > _MAX_STATUSES:
+                    self._statuses.pop(next(iter(self._statuses)))
+
+    def _context_created(self, info: JSONObject) -> None:
+        context = str(info.get("context"))
+        parent = info.get("parent")
+        url = str(info.get("url", ""))
+        if parent:
+            page = self.page_of(str(parent))
+            if page is not None:
+                page.frames[context] = FrameInfo(context, str(parent), url, "", None, False)
+        elif context not in self._pages:
+            opener = info.get("originalOpener")
+            page = self._add_page(context, url, self._pages.get(str(opener)) if opener else None)
+        for child in info.get("children") or []:
+            if isinstance(child, dict):
+                child.setdefault("parent", context)
+                self._context_created(child)
+
+    def _add_page(self, context: str, url: str, opener: FirefoxPage | None) -> FirefoxPage:
+        page = FirefoxPage(self, f"t{next(self._tab_ids)}", context, url)
+        page.opener = opener
+        self._pages[context] = page
+        if opener is not None:
+            self._active = page  # a popup is where the agent's next call goes, as on Chromium
+        return page
+
+    def _context_destroyed(self, info: JSONObject) -> None:
+        context = str(info.get("context"))
+        page = self._pages.get(context)
+        if page is not None:
+            page.was_closed()
+            return
+        for page in self._pages.values():
+            page.frames.pop(context, None)
+
+    def _prompt_opened(self, params: JSONObject) -> None:
+        context = str(params.get("context"))
+        page = self.page_of(context)
+        if page is None:
+            return
+        kind = str(params.get("type", "alert"))
+        dialog = PendingDialog(
+            id=f"d-{next(self._dialog_ids)}",
+            type=kind,
+            message=str(params.get("message", "")),
+            default_prompt=str(params.get("defaultValue", "")),
+            url=page.url,
+            tab_id=page.id,
+            frame_id=context,
+            session_id=None,
+            opened_at=time.time(),
+        )
+        self._last_dialog[page.context] = dialog
+        page.dialog_opened(dialog)
+        if self.dialog_policy != "must_respond":
+            accept = self.dialog_policy == "auto_accept" or kind in ("alert", "beforeunload")
+            self._tasks.spawn(self._answer(page, context, accept), name="firefox dialog policy")
+
+    async def _answer(self, page: FirefoxPage, context: str, accept: bool) -> None:
+        with contextlib.suppress(TabwardenError):
+            await self.connection.send(
+                "browsingContext.handleUserPrompt",
+                {"context": context, "accept": accept},
+                budget=Budget(_CLOSE_S),
+            )
+        page.dialog_closed()
+
+    def _console(self, params: JSONObject) -> None:
+        source = params.get("source") or {}
+        context = str(source.get("context", "")) if isinstance(source, dict) else ""
+        page = self.page_of(context)
+        if page is None:
+            return
+        stack = params.get("stackTrace") or {}
+        frames = stack.get("callFrames") if isinstance(stack, dict) else None
+        url = str(frames[0].get("url", "")) if frames else ""
+        page.console.append(
+            ConsoleEntry(
+                level=str(params.get("level", "info")),
+                text=str(params.get("text", "")),
+                url=url,
+                timestamp=float(params.get("timestamp", 0)) / 1000,
+            )
+        )
+        del page.console[:-_MAX_CONSOLE]
