@@ -563,6 +563,15 @@ _BackendOption = Annotated[
         "(docs/backends.md).",
     ),
 ]
+_EngineOption = Annotated[
+    str | None,
+    typer.Option(
+        "--engine",
+        metavar="NAME",
+        help="The browser engine (browser.engine): chromium, or firefox (WebDriver BiDi, "
+        "Python API only for now: docs/firefox.md).",
+    ),
+]
 _UserAgentOption = Annotated[
     str | None,
     typer.Option("--user-agent", metavar="UA", help="The browser's User-Agent string."),
@@ -698,6 +707,7 @@ def mcp_command(
         ),
     ] = None,
     backend: _BackendOption = None,
+    engine: _EngineOption = None,
 ) -> None:
     """Run the MCP server (stdio by default, or HTTP)."""
     config = load_config(config_file)
@@ -715,6 +725,7 @@ def mcp_command(
         blocked_origins=blocked_origins,
         output_dir=output_dir,
         backend=backend,
+        engine=engine,
     )
     _apply_browser_flags(
         config,
@@ -883,6 +894,7 @@ def daemon_run(
     blocked_origins: _BlockedOriginsOption = None,
     output_dir: _OutputDirOption = None,
     backend: _BackendOption = None,
+    engine: _EngineOption = None,
 ) -> None:
     """Run a session's daemon in the foreground (tool commands start it by themselves)."""
     logging.basicConfig(
@@ -903,6 +915,7 @@ def daemon_run(
         "blocked_origins": blocked_origins,
         "output_dir": output_dir,
         "backend": backend,
+        "engine": engine,
     }
     config = None
     launch_given = any(value not in (None, False) for value in launch.values())

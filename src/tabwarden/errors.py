@@ -8,8 +8,8 @@ Every error a caller can see derives from :class:`TabwardenError` and carries a
         * :class:`PathNotAllowed` — a file path outside the folders tabwarden may use
     * :class:`ConfigError` — a bad configuration value or file
     * :class:`DeadlineExceeded` (also a :class:`TimeoutError`) — a call ran out of time
-        * :class:`CDPTimeout`
-        * :class:`BiDiTimeout` — one CDP command got no reply in time
+        * :class:`CDPTimeout` — one CDP command got no reply in time
+        * :class:`BiDiTimeout` — one WebDriver BiDi command got no reply in time
         * :class:`PageBusy` — a page did not answer in time (script running?)
         * :class:`BrowserNotResponding` — the browser itself did not answer (frozen?)
         * :class:`EvaluateTimeout` — an evaluation ran past its deadline and was stopped

@@ -51,6 +51,7 @@ LAUNCH_OPTIONS: tuple[LaunchOption, ...] = (
     LaunchOption("blocked_origins", "policy", "deny"),
     LaunchOption("output_dir", "files", "output_dir"),
     LaunchOption("backend", "browser", "backend"),
+    LaunchOption("engine", "browser", "engine"),
 )
 _BY_NAME = {option.name: option for option in LAUNCH_OPTIONS}
 
@@ -70,6 +71,7 @@ def apply_launch_options(
     blocked_origins: str | Sequence[str] | None = None,
     output_dir: PathLike | None = None,
     backend: str | None = None,
+    engine: str | None = None,
 ) -> None:
     """Set the configuration fields of the options given (None: leave it as configured).
 
@@ -90,6 +92,7 @@ def apply_launch_options(
         "blocked_origins": blocked_origins,
         "output_dir": output_dir,
         "backend": backend,
+        "engine": engine,
     }
     for name, value in given.items():
         if value is not None:
@@ -101,6 +104,8 @@ def _plain(name: str, value: object) -> object:
     a backend name known."""
     if name == "backend" and isinstance(value, str):
         return check_backend(value.strip().lower().replace("_", "-"))
+    if name == "engine" and isinstance(value, str):
+        return value.strip().lower()
     if name == "storage_state":
         return _resolved(value)
     if name == "init_scripts":

@@ -1083,6 +1083,7 @@ class SessionManager(Facade[AsyncSessionManager]):
 
 def launch(
     *,
+    engine: Literal["chromium", "firefox"] | None = None,
     isolated: bool | None = None,
     headless: bool | None = None,
     executable: str | None = None,
@@ -1110,6 +1111,10 @@ def launch(
 
     Launch a browser and return its session: a local Chromium, or a cloud browser.
 
+    ``engine`` (``browser.engine``): ``chromium`` (the default) or ``firefox``, a local
+    Firefox over WebDriver BiDi (docs/firefox.md; the local backend only) whose session
+    is a :class:`~tabwarden.firefox.FirefoxSession`.
+
     ``backend`` (``browser.backend``): ``local`` (the default) launches Chromium here;
     ``browserbase``, ``browser-use``, ``firecrawl``, ``steel`` create a browser through the
     provider's API and ``cdp-template`` reaches one by ``cloud.url_template``
@@ -1131,6 +1136,7 @@ def launch(
     (``policy.allow``/``policy.deny``) and ``output_dir`` (``files.output_dir``). Lists
     take a list or text with words separated by commas or semicolons."""
     start = api.launch(
+        engine=engine,
         isolated=isolated,
         headless=headless,
         executable=executable,

@@ -7,13 +7,20 @@ import os
 from collections.abc import Callable
 
 from ..config import Config
-from ..errors import ConfigError
+from ..errors import ConfigError, EngineUnsupported
 from .base import Backend
 from .cloud import cloud_backend
 from .grid import grid_backend
 from .local import LocalChromium, LocalOptions
 
-__all__ = ["BACKENDS", "BackendFactory", "backend_for", "check_backend", "local_backend"]
+__all__ = [
+    "BACKENDS",
+    "BackendFactory",
+    "backend_for",
+    "check_backend",
+    "local_backend",
+    "local_options",
+]
 
 BackendFactory = Callable[[Config, str], Backend]
 """Makes a session's backend from its configuration and the session's name."""
@@ -21,22 +28,25 @@ BackendFactory = Callable[[Config, str], Backend]
 
 def local_backend(config: Config, session_name: str = "default") -> Backend:
     """The local Chromium backend configured by ``config.browser``."""
+    return LocalChromium(local_options(config, session_name))
+
+
+def local_options(config: Config, session_name: str = "default") -> LocalOptions:
+    """The options of a locally launched browser, from ``config.browser``."""
     browser = config.browser
-    return LocalChromium(
-        LocalOptions(
-            executable=browser.executable,
-            headless=browser.headless,
-            isolated=browser.isolated,
-            workspace=browser.workspace,
-            data_dir=browser.data_dir,
-            session_name=session_name,
-            extra_args=tuple(browser.extra_args),
-            window_size=(browser.window_width, browser.window_height),
-            proxy_server=browser.proxy_server,
-            proxy_bypass=tuple(browser.proxy_bypass),
-            user_agent=browser.user_agent,
-            allow_foreign_profile=config.safety.allow_attach,
-        )
+    return LocalOptions(
+        executable=browser.executable,
+        headless=browser.headless,
+        isolated=browser.isolated,
+        workspace=browser.workspace,
+        data_dir=browser.data_dir,
+        session_name=session_name,
+        extra_args=tuple(browser.extra_args),
+        window_size=(browser.window_width, browser.window_height),
+        proxy_server=browser.proxy_server,
+        proxy_bypass=tuple(browser.proxy_bypass),
+        user_agent=browser.user_agent,
+        allow_foreign_profile=config.safety.allow_attach,
     )
 
 
@@ -67,5 +77,15 @@ def check_backend(name: str) -> str:
 
 
 def backend_for(config: Config, session_name: str = "default") -> Backend:
-    """The backend ``config.browser.backend`` names, for session ``session_name``."""
+    """The backend ``config.browser.backend`` names, for session ``session_name``.
+
+    Sessions made here are Chromium's (CDP): the Firefox engine starts from the Python
+    API (``tabwarden.launch(engine="firefox")``), and fails clearly anywhere else."""
+    if config.browser.engine != "chromium":
+        raise EngineUnsupported(
+            "a session of the MCP server or the CLI daemon",
+            config.browser.engine,
+            hint='Firefox runs from the Python API for now: tabwarden.launch(engine="firefox") '
+            "(docs/firefox.md); drop --engine (browser.engine) here",
+        )
     return BACKENDS[check_backend(config.browser.backend)](config, session_name)

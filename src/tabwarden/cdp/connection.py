@@ -83,9 +83,7 @@ class CDPConnection:
         return CDPTimeout(method, timeout_s, session_id=session_id)
 
     @classmethod
-    async def connect(
-        cls, url: str, budget: Budget, *, shown_url: str | None = None
-    ) -> Self:
+    async def connect(cls, url: str, budget: Budget, *, shown_url: str | None = None) -> Self:
         """Open the socket to a ``ws://…/devtools/browser/…`` (or page) URL.
 
         ``shown_url``: the URL as messages show it (credentials in ``url`` replaced)."""

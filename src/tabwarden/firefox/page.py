@@ -20,14 +20,16 @@ import json
 import time
 from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
+from ..bidi.connection import BiDiConnection
 from ..budget import Budget
 from ..errors import (
     BiDiError,
     DialogBlocking,
     EvaluateTimeout,
     InvalidArgument,
+    NavigationError,
     NavigationTimeout,
     ScriptError,
     StaleRefError,
@@ -40,13 +42,10 @@ from ..snapshot import RefTable
 from ..snapshot.build import build_tree
 from ..snapshot.render import render_lines
 from ..snapshot.walker import WALKER_JS, FrameWalk
-from ..supervisor.dialogs import PendingDialog
+from ..supervisor.dialogs import PendingDialog, dialog_action
 from ..tasks import TaskOwner
 
-if TYPE_CHECKING:
-    from .session import FirefoxSession
-
-__all__ = ["WAIT_FOR", "ConsoleEntry", "FirefoxPage"]
+__all__ = ["WAIT_FOR", "ConsoleEntry", "FirefoxPage", "PageHost"]
 
 T = TypeVar("T")
 JSONObject = dict[str, Any]
@@ -82,6 +81,22 @@ _SETTLE_S = 0.2
 """How long an answered action waits for its command's reply after a dialog was answered."""
 
 
+class PageHost(Protocol):
+    """What a page needs of its session (``FirefoxSession``): the socket, budgets, the
+    statuses and dialogs its events recorded."""
+
+    @property
+    def connection(self) -> BiDiConnection: ...
+
+    def budget(self, timeout_ms: float | None, kind: str) -> Budget: ...
+
+    def status_of(self, navigation: object) -> tuple[int | None, str]: ...
+
+    def last_dialog_of(self, page: FirefoxPage) -> PendingDialog | None: ...
+
+    def navigation_error(self, exc: BiDiError, url: str) -> NavigationError: ...
+
+
 @dataclass(frozen=True, slots=True)
 class ConsoleEntry:
     level: str
@@ -95,7 +110,7 @@ class FirefoxPage:
 
     engine = "firefox"
 
-    def __init__(self, session: FirefoxSession, tab_id: str, context: str, url: str) -> None:
+    def __init__(self, session: PageHost, tab_id: str, context: str, url: str) -> None:
         self.session = session
         self.id = tab_id
         self.context = context
@@ -153,7 +168,7 @@ class FirefoxPage:
                 f"a {dialog.type} dialog waits for an answer in tab {self.id}: "
                 f"{json.dumps(dialog.message, ensure_ascii=False)}",
                 dialog_type=dialog.type,
-                hint="answer it with handle_dialog(accept=True|False), then retry",
+                hint='answer it with dialog("accept") or dialog("dismiss"), then retry',
             )
 
     # ---- navigation -----------------------------------------------------------------
@@ -399,12 +414,16 @@ class FirefoxPage:
         return await self._perform(context, actions, budget)
 
     async def type(
-        self, ref: str, text: str, *, timeout_ms: float | None = None
+        self, text: str, *, ref: str | None = None, timeout_ms: float | None = None
     ) -> PendingDialog | None:
-        """Click into ``ref`` and type ``text`` key by key."""
-        dialog = await self.click(ref, timeout_ms=timeout_ms)
-        if dialog is not None:
-            return dialog
+        """Type ``text`` key by key (into ``ref``, clicked first, else the focused element)."""
+        if ref is not None:
+            dialog = await self.click(ref, timeout_ms=timeout_ms)
+            if dialog is not None:
+                return dialog
+        else:
+            self.check_open()
+            self.check_no_dialog()
         budget = self.session.budget(timeout_ms, "action")
         keys: list[JSONObject] = []
         for char in text:
@@ -415,8 +434,8 @@ class FirefoxPage:
     async def _perform(
         self, context: str, actions: list[JSONObject], budget: Budget
     ) -> PendingDialog | None:
-        params = {"context": self.context, "actions": actions}
-        del context  # input goes to the tab: an element origin finds its own frame
+        # An element origin is found in the context it came from (a frame's own).
+        params = {"context": context, "actions": actions}
         done, _ = await self._until_dialog(
             self.session.connection.send("input.performActions", params, budget=budget)
         )
@@ -438,10 +457,16 @@ class FirefoxPage:
 
     # ---- dialogs --------------------------------------------------------------------
 
-    async def handle_dialog(
-        self, *, accept: bool, prompt_text: str | None = None, timeout_ms: float | None = None
+    async def dialog(
+        self,
+        action: str = "accept",
+        *,
+        prompt_text: str | None = None,
+        timeout_ms: float | None = None,
     ) -> PendingDialog:
-        """Answer the pending dialog (accept or dismiss; ``prompt_text`` for a prompt)."""
+        """Answer the pending dialog (``accept`` or ``dismiss``; ``prompt_text`` for a
+        prompt), as the Chromium tab's ``dialog``."""
+        accept = dialog_action(action)
         dialog = self.pending_dialog
         if dialog is None:
             raise InvalidArgument(
