@@ -124,7 +124,8 @@ def launch(
 
     ``engine`` (``browser.engine``): ``chromium`` (the default) or ``firefox``, a local
     Firefox over WebDriver BiDi (docs/firefox.md; the local backend only) whose session
-    is a :class:`~tabwarden.firefox.FirefoxSession`.
+    is a :class:`~tabwarden.firefox.FirefoxSession` (async API only: ``tabwarden.sync``
+    launches Chromium).
 
     ``backend`` (``browser.backend``): ``local`` (the default) launches Chromium here;
     ``browserbase``, ``browser-use``, ``firecrawl``, ``steel`` create a browser through the

@@ -1083,7 +1083,7 @@ class SessionManager(Facade[AsyncSessionManager]):
 
 def launch(
     *,
-    engine: Literal["chromium", "firefox"] | None = None,
+    engine: Literal["chromium"] | None = None,
     isolated: bool | None = None,
     headless: bool | None = None,
     executable: str | None = None,
@@ -1113,7 +1113,8 @@ def launch(
 
     ``engine`` (``browser.engine``): ``chromium`` (the default) or ``firefox``, a local
     Firefox over WebDriver BiDi (docs/firefox.md; the local backend only) whose session
-    is a :class:`~tabwarden.firefox.FirefoxSession`.
+    is a :class:`~tabwarden.firefox.FirefoxSession` (async API only: ``tabwarden.sync``
+    launches Chromium).
 
     ``backend`` (``browser.backend``): ``local`` (the default) launches Chromium here;
     ``browserbase``, ``browser-use``, ``firecrawl``, ``steel`` create a browser through the
