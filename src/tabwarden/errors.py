@@ -210,12 +210,15 @@ class BrowserNotResponding(DeadlineExceeded):
 class EvaluateTimeout(DeadlineExceeded):
     """An evaluation passed its deadline; it was terminated if it was still running."""
 
-    def __init__(self, message: str, *, elapsed_ms: int, terminated: bool) -> None:
+    def __init__(
+        self, message: str, *, elapsed_ms: int, terminated: bool, hint: str | None = None
+    ) -> None:
         self.elapsed_ms = elapsed_ms
         self.terminated = terminated
         super().__init__(
             message,
-            hint="the tab is usable again; give the script more time (timeout_ms) or make it "
+            hint=hint
+            or "the tab is usable again; give the script more time (timeout_ms) or make it "
             "finish sooner",
         )
 

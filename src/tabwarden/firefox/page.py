@@ -232,9 +232,10 @@ class FirefoxPage:
 
     async def evaluate(self, expression: str, *, timeout_ms: float | None = None) -> Any:
         """Run ``expression`` in the page's own realm (awaiting a promise) within the
-        budget. BiDi cannot stop a running script: a script still running at the deadline
-        keeps running (``EvaluateTimeout(terminated=False)``) until the tab navigates away
-        or closes, which end it."""
+        budget. BiDi has no ``terminateExecution``: a script still running at the deadline
+        keeps running (``EvaluateTimeout(terminated=False)``); a loop holds its tab (even a
+        navigation away waits for it) until the tab is closed, which ends it. Other tabs
+        keep working meanwhile."""
         self.check_open()
         self.check_no_dialog()
         budget = self.session.budget(timeout_ms, "evaluate")
@@ -246,10 +247,12 @@ class FirefoxPage:
         except TimeoutError:
             raise EvaluateTimeout(
                 f"the script did not finish within {budget.timeout_s * 1000:.0f} ms in tab "
-                f"{self.id}; Firefox cannot stop a running script: it runs on until the tab "
-                "navigates away or is closed",
+                f"{self.id}, and it may still run: Firefox cannot stop a running script",
                 elapsed_ms=int((time.monotonic() - started) * 1000),
                 terminated=False,
+                hint="a promise that never settles leaves the tab usable; a script that "
+                "loops holds the tab (a navigation waits for it): close the tab "
+                "(tab.close()) to end it, other tabs keep working",
             ) from None
         if not done:
             self.check_no_dialog()
