@@ -107,6 +107,28 @@ async def test_type_fills_the_field(page):
     assert await page.value("document.getElementById('name').value") == "hello"
 
 
+async def test_fill_replaces_the_text_and_press_sends_a_key(page):
+    city = await page.ref('textbox "City"')
+    await page.tab.fill(city, "Oslo")
+    assert await page.value("document.getElementById('city').value") == "Oslo"
+    await page.tab.press("Enter", ref=city)
+    await page.title_becomes("entered Oslo")
+    await page.tab.fill(city, "")
+    assert await page.value("document.getElementById('city').value") == ""
+
+
+async def test_hover_moves_the_mouse_over_the_element(page):
+    await page.tab.hover(await page.ref('button "Hover me"'))
+    await page.title_becomes("hovered")
+
+
+async def test_reload_loads_the_document_again(page):
+    await page.value("window.marker = 1")
+    result = await page.tab.reload()
+    assert result.status == 200
+    assert await page.value("window.marker === undefined") is True
+
+
 async def test_a_removed_element_is_a_stale_ref(page):
     doomed = await page.ref('button "Doomed"')
     await page.tab.click(await page.ref('button "Remove"'))

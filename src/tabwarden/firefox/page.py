@@ -38,6 +38,7 @@ from ..errors import (
 )
 from ..frames import FrameInfo
 from ..navigation import NavigationResult
+from ..page import PageBasics
 from ..snapshot import RefTable
 from ..snapshot.build import build_tree
 from ..snapshot.render import render_lines
@@ -45,7 +46,7 @@ from ..snapshot.walker import WALKER_JS, FrameWalk
 from ..supervisor.dialogs import PendingDialog, dialog_action
 from ..tasks import TaskOwner
 
-__all__ = ["WAIT_FOR", "ConsoleEntry", "FirefoxPage", "PageHost"]
+__all__ = ["WAIT_FOR", "ConsoleEntry", "FirefoxPage", "PageHost", "page_basics"]
 
 T = TypeVar("T")
 JSONObject = dict[str, Any]
@@ -77,8 +78,32 @@ _ELEMENT = (
     " const el = w.element(handle); if (!el) return 'gone';"
     " el.scrollIntoView({block: 'center', inline: 'center'}); return el; }"
 )
-_SETTLE_S = 0.2
-"""How long an answered action waits for its command's reply after a dialog was answered."""
+_SELECT_ALL = (
+    "(el) => { el.focus(); if (typeof el.select === 'function') el.select();"
+    " else { const r = document.createRange(); r.selectNodeContents(el);"
+    " const s = getSelection(); s.removeAllRanges(); s.addRange(r); } }"
+)
+_KEYS = {
+    "Backspace": "\ue003",
+    "Tab": "\ue004",
+    "Enter": "\ue007",
+    "Shift": "\ue008",
+    "Control": "\ue009",
+    "Alt": "\ue00a",
+    "Escape": "\ue00c",
+    "Space": " ",
+    "PageUp": "\ue00e",
+    "PageDown": "\ue00f",
+    "End": "\ue010",
+    "Home": "\ue011",
+    "ArrowLeft": "\ue012",
+    "ArrowUp": "\ue013",
+    "ArrowRight": "\ue014",
+    "ArrowDown": "\ue015",
+    "Delete": "\ue017",
+    "Meta": "\ue03d",
+}
+"""Key names (as the Chromium engine's ``press`` takes them) → WebDriver key values."""
 
 
 class PageHost(Protocol):
@@ -216,6 +241,46 @@ class FirefoxPage:
             elapsed_ms=int((time.monotonic() - started) * 1000),
             dialog=None if done else self.pending_dialog,
             requested_url=url,
+        )
+
+    async def reload(
+        self, *, wait_until: str = "load", timeout_ms: float | None = None
+    ) -> NavigationResult:
+        """Load the current document again."""
+        if wait_until not in WAIT_FOR:
+            raise InvalidArgument(
+                f"wait_until must be one of {', '.join(WAIT_FOR)}, not {wait_until!r}"
+            )
+        self.check_open()
+        self.check_no_dialog()
+        budget = self.session.budget(timeout_ms, "navigation")
+        started = time.monotonic()
+        params = {"context": self.context, "wait": WAIT_FOR[wait_until]}
+        try:
+            done, reply = await self._until_dialog(
+                self.session.connection.send("browsingContext.reload", params, budget=budget)
+            )
+        except TimeoutError:
+            raise NavigationTimeout(
+                f"the reload of {self.url} did not reach {wait_until} within "
+                f"{budget.timeout_s * 1000:.0f} ms",
+                url=self.url,
+                wait_until=wait_until,
+                reached=(),
+            ) from None
+        status, status_text = self.session.status_of(reply.get("navigation") if reply else None)
+        await self._read_title(budget)
+        return NavigationResult(
+            tab_id=self.id,
+            url=self.url,
+            title=self.title,
+            status=status,
+            status_text=status_text,
+            wait_until=wait_until,
+            reached=(wait_until,) if done else (),
+            elapsed_ms=int((time.monotonic() - started) * 1000),
+            dialog=None if done else self.pending_dialog,
+            requested_url=self.url,
         )
 
     async def _read_title(self, budget: Budget) -> None:
@@ -416,6 +481,65 @@ class FirefoxPage:
         ]
         return await self._perform(context, actions, budget)
 
+    async def hover(self, ref: str, *, timeout_ms: float | None = None) -> None:
+        """Move the mouse to the centre of the element ``ref`` names."""
+        self.check_open()
+        self.check_no_dialog()
+        budget = self.session.budget(timeout_ms, "action")
+        context, element = await self.element(ref, budget)
+        move = {
+            "type": "pointerMove",
+            "x": 0,
+            "y": 0,
+            "origin": {"type": "element", "element": element},
+        }
+        actions = [
+            {
+                "type": "pointer",
+                "id": "tabwarden-mouse",
+                "parameters": {"pointerType": "mouse"},
+                "actions": [move],
+            }
+        ]
+        await self._perform(context, actions, budget)
+
+    async def fill(
+        self, ref: str, value: str, *, timeout_ms: float | None = None
+    ) -> PendingDialog | None:
+        """Replace the field's text with ``value``, with real key events (its text is
+        selected, then typed over; an empty ``value`` deletes it)."""
+        self.check_open()
+        self.check_no_dialog()
+        budget = self.session.budget(timeout_ms, "action")
+        context, element = await self.element(ref, budget)
+        await self._call_in(context, _SELECT_ALL, [element], budget)
+        keys = [_KEYS["Backspace"]] if not value else list(value)
+        return await self._keys(context, keys, budget)
+
+    async def press(
+        self, key: str, *, ref: str | None = None, timeout_ms: float | None = None
+    ) -> PendingDialog | None:
+        """Press one key or a chord (``Enter``, ``Control+a``), into ``ref`` (clicked
+        first) or the focused element."""
+        if ref is not None:
+            dialog = await self.click(ref, timeout_ms=timeout_ms)
+            if dialog is not None:
+                return dialog
+        self.check_open()
+        self.check_no_dialog()
+        budget = self.session.budget(timeout_ms, "action")
+        parts = key.split("+") if len(key) > 1 else [key]
+        values = [_KEYS.get(part, part) for part in parts]
+        if any(len(v) != 1 for v in values):
+            raise InvalidArgument(
+                f"unknown key {key!r}",
+                hint=f"a character, or one of {', '.join(sorted(_KEYS))}, joined by + for a chord",
+            )
+        down = [{"type": "keyDown", "value": v} for v in values]
+        up = [{"type": "keyUp", "value": v} for v in reversed(values)]
+        actions = [{"type": "key", "id": "tabwarden-keyboard", "actions": down + up}]
+        return await self._perform(self.context, actions, budget)
+
     async def type(
         self, text: str, *, ref: str | None = None, timeout_ms: float | None = None
     ) -> PendingDialog | None:
@@ -428,11 +552,14 @@ class FirefoxPage:
             self.check_open()
             self.check_no_dialog()
         budget = self.session.budget(timeout_ms, "action")
+        return await self._keys(self.context, list(text), budget)
+
+    async def _keys(self, context: str, values: list[str], budget: Budget) -> PendingDialog | None:
         keys: list[JSONObject] = []
-        for char in text:
-            keys += [{"type": "keyDown", "value": char}, {"type": "keyUp", "value": char}]
+        for value in values:
+            keys += [{"type": "keyDown", "value": value}, {"type": "keyUp", "value": value}]
         actions = [{"type": "key", "id": "tabwarden-keyboard", "actions": keys}]
-        return await self._perform(self.context, actions, budget)
+        return await self._perform(context, actions, budget)
 
     async def _perform(
         self, context: str, actions: list[JSONObject], budget: Budget
@@ -584,3 +711,8 @@ def _serialise(value: Any) -> JSONObject:
     if isinstance(value, dict):
         return {"type": "object", "value": [[str(k), _serialise(v)] for k, v in value.items()]}
     raise InvalidArgument(f"cannot pass {type(value).__name__} to the page")
+
+
+def page_basics(page: FirefoxPage) -> PageBasics:
+    """The page as the engine-neutral seam (type-checked: FirefoxPage implements it)."""
+    return page

@@ -220,10 +220,13 @@ class FirefoxSession:
             navigation = params.get("navigation")
             response = params.get("response") or {}
             if isinstance(navigation, str) and isinstance(response, dict):
-                self._statuses[navigation] = (
-                    int(response.get("status", 0)),
-                    str(response.get("statusText", "")),
-                )
+                status = int(response.get("status", 0))
+                text = str(response.get("statusText", ""))
+                if status == 304:
+                    # A revalidated document shows the copy it kept: its status is the
+                    # cached 200 (what Chromium reports for the same load).
+                    status, text = 200, "OK"
+                self._statuses[navigation] = (status, text)
                 while len(self._statuses) > _MAX_STATUSES:
                     self._statuses.pop(next(iter(self._statuses)))
 
