@@ -98,6 +98,7 @@ from .errors import (
     ConfigError,
     DaemonUnreachable,
     DeadlineExceeded,
+    EngineUnsupported,
     InvalidArgument,
     PathNotAllowed,
     RemoteError,
@@ -588,6 +589,14 @@ def _apply_launch_flags(config: Config, **values: Any) -> None:
         apply_launch_options(config, **values)
     except ConfigError as exc:
         raise typer.BadParameter(exc.message) from None
+    if config.browser.engine != "chromium":
+        # The MCP server and the daemon serve Chromium sessions: refuse now, not at the
+        # first tool call.
+        refusal = EngineUnsupported("serving tools (MCP server, CLI daemon)", config.browser.engine)
+        raise typer.BadParameter(
+            f"{refusal.message}; Firefox runs from the Python API for now: "
+            'tabwarden.launch(engine="firefox") (docs/firefox.md)'
+        )
 
 
 def _apply_safety_flags(config: Config, secrets: Path | None, allow_attach: bool) -> None:

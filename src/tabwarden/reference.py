@@ -17,6 +17,8 @@ import typer
 
 from .backends.cloud.matrix import MATRIX_PATH, matrix_markdown
 from .config import Config, config_reference
+from .engines import MATRIX_PATH as ENGINES_MATRIX_PATH
+from .engines import matrix_markdown as engines_matrix_markdown
 from .surfaces.mcp import tool_definition
 from .tool_groups import CONFIG_KEY, DEFAULT_GROUPS, GROUPS
 from .tools.catalog import TOOLS
@@ -115,6 +117,7 @@ def generate() -> dict[str, str]:
         "docs/reference/config.md": config_reference(),
         "docs/reference/cli.md": cli_reference(),
         MATRIX_PATH: matrix_markdown(),
+        ENGINES_MATRIX_PATH: engines_matrix_markdown(),
     }
 
 

@@ -129,6 +129,23 @@ async def test_reload_loads_the_document_again(page):
     assert await page.value("window.marker === undefined") is True
 
 
+async def test_back_and_forward_walk_the_history(driver, server):
+    await driver.tab.navigate(server.url("/engines.html"))
+    await driver.tab.navigate(server.url("/engines_child.html"))
+    back = await driver.tab.back()
+    assert back.url == server.url("/engines.html")
+    assert await driver.value("location.pathname") == "/engines.html"
+    forward = await driver.tab.forward()
+    assert forward.url == server.url("/engines_child.html")
+
+
+async def test_get_text_of_an_element_and_of_the_page(page):
+    assert (await page.tab.get_text(await page.ref('button "Confirm"'))).strip() == "Confirm"
+    whole = await page.tab.get_text()
+    assert "Engines" in whole and "Hover me" in whole
+    assert (await page.tab.get_text(max_chars=3)).startswith("Eng")
+
+
 async def test_a_removed_element_is_a_stale_ref(page):
     doomed = await page.ref('button "Doomed"')
     await page.tab.click(await page.ref('button "Remove"'))

@@ -18,12 +18,14 @@ import asyncio
 import base64
 import json
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from ..bidi.connection import BiDiConnection
 from ..budget import Budget
+from ..counting import counted
+from ..engines import FIREFOX, check_firefox
 from ..errors import (
     BiDiError,
     DialogBlocking,
@@ -31,6 +33,7 @@ from ..errors import (
     InvalidArgument,
     NavigationError,
     NavigationTimeout,
+    NoHistoryEntry,
     ScriptError,
     StaleRefError,
     TabClosed,
@@ -61,6 +64,20 @@ WAIT_FOR = {
     "networkidle": "complete",
 }
 """``wait_until`` (as on Chromium) → BiDi's ``wait`` of ``browsingContext.navigate``."""
+_STAGE_EVENTS = {
+    "commit": "browsingContext.navigationCommitted",
+    "domcontentloaded": "browsingContext.domContentLoaded",
+    "load": "browsingContext.load",
+    "networkidle": "browsingContext.load",
+}
+"""``wait_until`` → the event that says a history step reached it."""
+_READY_STATES = {
+    "commit": ("loading", "interactive", "complete"),
+    "domcontentloaded": ("interactive", "complete"),
+    "load": ("complete",),
+    "networkidle": ("complete",),
+}
+_POLL_S = 0.05
 
 _RUN_WALKER = (
     "(options) => { const w = globalThis.__tabwardenWalker;"
@@ -147,7 +164,7 @@ class FirefoxPage:
         self.refs = RefTable()
         self.frames: dict[str, FrameInfo] = {}
         """Child contexts (iframes) of this tab by context id; the tab's own is not in it."""
-        self.console: list[ConsoleEntry] = []
+        self._console: list[ConsoleEntry] = []
         self.pending_dialog: PendingDialog | None = None
         self.last_view: list[str] = []
         self._state = "complete"
@@ -179,6 +196,16 @@ class FirefoxPage:
 
     def load_state(self) -> str:
         return self._state
+
+    def saw_console(self, entry: ConsoleEntry, keep: int) -> None:
+        """A console message of this tab (the last ``keep`` are kept)."""
+        self._console.append(entry)
+        del self._console[:-keep]
+
+    def console(self, *, level: str | None = None) -> list[ConsoleEntry]:
+        """The tab's console messages (``log.entryAdded``), oldest first; ``level``:
+        debug, info, warn or error only."""
+        return [e for e in self._console if level is None or e.level == level]
 
     # ---- checks ---------------------------------------------------------------------
 
@@ -280,6 +307,71 @@ class FirefoxPage:
             reached=(wait_until,) if done else (),
             elapsed_ms=int((time.monotonic() - started) * 1000),
             dialog=None if done else self.pending_dialog,
+            requested_url=self.url,
+        )
+
+    async def back(
+        self, *, wait_until: str = "load", timeout_ms: float | None = None
+    ) -> NavigationResult:
+        """Go one entry back in the tab's history and wait for ``wait_until``."""
+        return await self._traverse(-1, wait_until, timeout_ms)
+
+    async def forward(
+        self, *, wait_until: str = "load", timeout_ms: float | None = None
+    ) -> NavigationResult:
+        """Go one entry forward in the tab's history and wait for ``wait_until``."""
+        return await self._traverse(1, wait_until, timeout_ms)
+
+    async def _traverse(
+        self, delta: int, wait_until: str, timeout_ms: float | None
+    ) -> NavigationResult:
+        stage = _STAGE_EVENTS.get(wait_until)
+        if stage is None:
+            raise InvalidArgument(
+                f"wait_until must be one of {', '.join(WAIT_FOR)}, not {wait_until!r}"
+            )
+        self.check_open()
+        self.check_no_dialog()
+        budget = self.session.budget(timeout_ms, "navigation")
+        started = time.monotonic()
+        connection = self.session.connection
+        before = self.url
+        with connection.event_queue([stage]) as stages:
+            try:
+                await connection.send(
+                    "browsingContext.traverseHistory",
+                    {"context": self.context, "delta": delta},
+                    budget=budget,
+                )
+            except BiDiError as exc:
+                if exc.error == "no such history entry":
+                    raise NoHistoryEntry(
+                        f"tab {self.id} has no history entry {'back' if delta < 0 else 'forward'}",
+                        url=self.url,
+                    ) from None
+                raise
+            # A page restored from the back-forward cache sends no load event: the step is
+            # done when the document is another one and as far loaded as asked.
+            ready = _READY_STATES[wait_until]
+            while True:
+                seen = any(e.params.get("context") == self.context for e in stages.ready())
+                href, state = await self._evaluate_in(
+                    self.context, "[location.href, document.readyState]", budget
+                )
+                if (seen or href != before) and state in ready:
+                    self.url = str(href)
+                    break
+                await budget.sleep(_POLL_S)
+        await self._read_title(budget)
+        return NavigationResult(
+            tab_id=self.id,
+            url=self.url,
+            title=self.title,
+            status=None,
+            status_text="",
+            wait_until=wait_until,
+            reached=(wait_until,),
+            elapsed_ms=int((time.monotonic() - started) * 1000),
             requested_url=self.url,
         )
 
@@ -623,6 +715,34 @@ class FirefoxPage:
         )
         return base64.b64decode(str(reply.get("data", "")))
 
+    async def pdf(self, *, timeout_ms: float | None = None) -> bytes:
+        """The page printed to PDF (``browsingContext.print``)."""
+        self.check_open()
+        self.check_no_dialog()
+        budget = self.session.budget(timeout_ms, "screenshot")
+        reply = await self.session.connection.send(
+            "browsingContext.print", {"context": self.context}, budget=budget
+        )
+        return base64.b64decode(str(reply.get("data", "")))
+
+    async def get_text(
+        self, ref: str | None = None, *, max_chars: int = 20_000, timeout_ms: float | None = None
+    ) -> str:
+        """The visible text of the element ``ref`` names, or of the whole page (bounded
+        by ``max_chars``)."""
+        self.check_open()
+        self.check_no_dialog()
+        budget = self.session.budget(timeout_ms, "action")
+        if ref is None:
+            value = await self._evaluate_in(self.context, "document.body.innerText", budget)
+        else:
+            context, element = await self.element(ref, budget)
+            value = _value(await self._call_in(context, "(el) => el.innerText", [element], budget))
+        text = value if isinstance(value, str) else ""
+        if len(text) > max_chars:
+            text = text[:max_chars] + f"\n[… {counted(len(text) - max_chars, 'more character')}]"
+        return text
+
     async def close(self, *, timeout_ms: float | None = None) -> None:
         if self.closed:
             return
@@ -711,6 +831,22 @@ def _serialise(value: Any) -> JSONObject:
     if isinstance(value, dict):
         return {"type": "object", "value": [[str(k), _serialise(v)] for k, v in value.items()]}
     raise InvalidArgument(f"cannot pass {type(value).__name__} to the page")
+
+
+def _refusal(tool: str) -> Callable[..., Awaitable[None]]:
+    async def refused(self: FirefoxPage, *args: object, **kwargs: object) -> None:
+        check_firefox(tool)
+
+    refused.__doc__ = f"Not on Firefox: raises ``EngineUnsupported`` ({tool})."
+    return refused
+
+
+# The Chromium tab's calls that Firefox does not do fail at once, saying so (never half
+# done, never an AttributeError): each names its tool in the engines' table.
+for _tool, _support in FIREFOX.items():
+    _name = _tool.removeprefix("browser_")
+    if not _support.supported and _name not in vars(FirefoxPage):
+        setattr(FirefoxPage, _name, _refusal(_tool))
 
 
 def page_basics(page: FirefoxPage) -> PageBasics:

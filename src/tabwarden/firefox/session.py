@@ -22,7 +22,14 @@ from ..bidi.connection import BiDiConnection
 from ..budget import Budget
 from ..cdp.protocol import Event
 from ..config import Config, load_config
-from ..errors import BiDiError, NavigationError, NavigationFailed, SessionClosed, TabwardenError
+from ..errors import (
+    BiDiError,
+    NavigationError,
+    NavigationFailed,
+    SessionClosed,
+    TabNotFound,
+    TabwardenError,
+)
 from ..frames import FrameInfo
 from ..supervisor.dialogs import DialogPolicy, PendingDialog
 from ..tasks import TaskOwner
@@ -181,6 +188,24 @@ class FirefoxSession:
             await page.navigate(url, timeout_ms=timeout_ms)
         return page
 
+    async def switch_tab(self, tab_id: str, *, timeout_ms: float | None = None) -> FirefoxPage:
+        """Make ``tab_id`` the active tab (brought to the front)."""
+        page = self.get_tab(tab_id)
+        await self.connection.send(
+            "browsingContext.activate",
+            {"context": page.context},
+            budget=self.budget(timeout_ms, "action"),
+        )
+        self._active = page
+        return page
+
+    def get_tab(self, tab_id: str) -> FirefoxPage:
+        for page in self.tabs:
+            if page.id == tab_id:
+                return page
+        known = ", ".join(page.id for page in self.tabs) or "none"
+        raise TabNotFound(f"no open tab {tab_id} (open: {known})", hint="list the tabs")
+
     def page_of(self, context: str) -> FirefoxPage | None:
         page = self._pages.get(context)
         if page is not None:
@@ -304,12 +329,10 @@ class FirefoxSession:
         stack = params.get("stackTrace") or {}
         frames = stack.get("callFrames") if isinstance(stack, dict) else None
         url = str(frames[0].get("url", "")) if frames else ""
-        page.console.append(
-            ConsoleEntry(
-                level=str(params.get("level", "info")),
-                text=str(params.get("text", "")),
-                url=url,
-                timestamp=float(params.get("timestamp", 0)) / 1000,
-            )
+        entry = ConsoleEntry(
+            level=str(params.get("level", "info")),
+            text=str(params.get("text", "")),
+            url=url,
+            timestamp=float(params.get("timestamp", 0)) / 1000,
         )
-        del page.console[:-_MAX_CONSOLE]
+        page.saw_console(entry, _MAX_CONSOLE)
