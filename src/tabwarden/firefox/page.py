@@ -132,6 +132,11 @@ class PageHost(Protocol):
 
     def budget(self, timeout_ms: float | None, kind: str) -> Budget: ...
 
+    @property
+    def dialog_policy(self) -> str:
+        """What happens to a dialog: must_respond, auto_dismiss or auto_accept."""
+        ...
+
     def status_of(self, navigation: object) -> tuple[int | None, str]: ...
 
     def last_dialog_of(self, page: FirefoxPage) -> PendingDialog | None: ...
@@ -673,6 +678,13 @@ class FirefoxPage:
             await asyncio.wait({task, opened}, return_when=asyncio.FIRST_COMPLETED)
         finally:
             opened.cancel()
+        if not task.done() and self.session.dialog_policy != "must_respond":
+            # The policy answers the dialog at once: the command's reply follows the answer.
+            await asyncio.wait({task})
+        if task.cancelled() or (task.done() and self.closed):
+            # The tab closed under the call (its tasks end with it).
+            task.cancel()
+            raise TabClosed(f"tab {self.id} closed during the call", hint="list the tabs")
         if task.done():
             return True, task.result()
         return False, None

@@ -1,0 +1,114 @@
+"""What the Firefox engine does beyond the conformance suite: tabs and popups from
+context events, cross-origin frames, console, PDF, dialog policies, and a hung script."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import AsyncIterator
+
+import pytest
+
+import tabwarden
+from tabwarden.budget import Budget
+from tabwarden.config import Config
+from tabwarden.errors import EvaluateTimeout, NoHistoryEntry, TabClosed
+from tabwarden.firefox import FirefoxSession
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+async def firefox() -> AsyncIterator[FirefoxSession]:
+    async with tabwarden.launch(isolated=True, engine="firefox") as session:
+        yield session
+
+
+async def _until(check, what: str) -> None:
+    budget = Budget(10)
+    while not check():
+        assert not budget.expired, what
+        await budget.sleep(0.02)
+
+
+async def test_a_popup_is_a_tab_with_its_opener_and_closing_it_is_seen(firefox, server):
+    tab = await firefox.new_tab(server.url("/popups.html"))
+    before = {t.id for t in firefox.tabs}
+    snapshot = await tab.snapshot()
+    ref = next(line for line in snapshot.splitlines() if "window.open" in line)
+    await tab.click(ref.split("[ref=")[1].split("]")[0])
+    await _until(lambda: len(firefox.tabs) > len(before), "no popup tab appeared")
+    popup = next(t for t in firefox.tabs if t.id not in before)
+    assert popup.opener is tab
+    assert firefox.active_tab is popup
+    await _until(lambda: popup.url.endswith("/index.html"), "the popup never loaded")
+    with contextlib.suppress(TabClosed):  # the tab may close before its reply
+        await popup.evaluate("window.close()")
+    await _until(lambda: popup.closed, "the popup's close was not seen")
+    with pytest.raises(TabClosed):
+        await popup.snapshot()
+    await tab.close()
+
+
+async def test_a_cross_origin_iframe_is_walked_and_its_refs_act(firefox, server, other_origin):
+    tab = await firefox.new_tab(server.url(f"/frames.html?child={other_origin.base}"))
+    text = await tab.snapshot()
+    assert text.count("- iframe") == 2, text
+    cross = text.split('iframe "Cross origin"')[1]
+    assert "[ref=e" in cross, text
+    await tab.close()
+
+
+async def test_console_messages_are_kept_per_tab(firefox, server):
+    tab = await firefox.new_tab(server.url("/engines.html"))
+    await tab.evaluate("console.error('broken ' + 42); console.log('fine')")
+    await _until(lambda: len(tab.console()) >= 2, "the console messages never came")
+    assert [e.text for e in tab.console(level="error")] == ["broken 42"]
+    await tab.close()
+
+
+async def test_pdf_screenshot_switch_tab_and_no_history(firefox, server):
+    tab = await firefox.new_tab(server.url("/engines.html"))
+    assert (await tab.pdf()).startswith(b"%PDF")
+    assert (await tab.screenshot()).startswith(b"\x89PNG")
+    assert await firefox.switch_tab(tab.id) is tab
+    with pytest.raises(NoHistoryEntry):
+        await tab.forward()
+    await tab.close()
+
+
+async def test_a_script_that_hangs_holds_only_its_tab_and_closing_the_tab_ends_it(
+    firefox, server, other_origin
+):
+    other = await firefox.new_tab(other_origin.url("/engines.html"))
+    hung = await firefox.new_tab(server.url("/engines.html"))
+    started = time.monotonic()
+    with pytest.raises(EvaluateTimeout) as caught:
+        await hung.evaluate("while (true) {}", timeout_ms=500)
+    assert time.monotonic() - started < 5
+    assert caught.value.terminated is False
+    assert "close the tab" in caught.value.hint
+    assert await other.evaluate("1 + 1", timeout_ms=5000) == 2  # other tabs keep working
+    await hung.close(timeout_ms=5000)
+    fresh = await firefox.new_tab(server.url("/engines.html"), timeout_ms=10_000)
+    assert await fresh.evaluate("document.title", timeout_ms=5000) == "Engines"
+    await other.close()
+    await fresh.close()
+
+
+@pytest.mark.parametrize("policy", ["auto_accept", "auto_dismiss"])
+async def test_the_dialog_policy_answers_at_once(policy, server):
+    config = Config()
+    config.browser.dialog_policy = policy
+    async with tabwarden.launch(isolated=True, engine="firefox", config=config) as session:
+        tab = session.active_tab
+        await tab.navigate(server.url("/engines.html"))
+        snapshot = await tab.snapshot()
+        ref = next(line for line in snapshot.splitlines() if 'button "Confirm"' in line)
+        await tab.click(ref.split("[ref=")[1].split("]")[0])
+        expected = "confirm true" if policy == "auto_accept" else "confirm false"
+        budget = Budget(10)
+        while await tab.evaluate("document.title") != expected:
+            assert not budget.expired
+            await budget.sleep(0.05)
+        assert tab.pending_dialog is None
