@@ -176,6 +176,7 @@ async def test_a_click_that_opens_a_confirm_returns_and_the_answer_reaches_the_p
     assert time.monotonic() - started < 10
     dialog = await page.pending()
     assert dialog.type == "confirm" and dialog.message == "Sure?"
+    assert "dialog open: " in await page.snapshot()  # a snapshot tells of the dialog
     await page.tab.dialog(answer)
     await page.title_becomes(f"confirm {'true' if answer == 'accept' else 'false'}")
 

@@ -459,9 +459,9 @@ class FirefoxPage:
 
     async def snapshot(self, *, full: bool = False, timeout_ms: float | None = None) -> str:
         """The page's accessibility view as text with refs (the Chromium engine's format);
-        same-origin and cross-origin iframes are inlined under their <iframe>."""
+        same-origin and cross-origin iframes are inlined under their <iframe>. It reads
+        the page while a dialog waits too (tabwarden's sandbox still runs), as on Chromium."""
         self.check_open()
-        self.check_no_dialog()
         budget = self.session.budget(timeout_ms, "snapshot")
         walks: dict[str, FrameWalk] = {}
         await self._walk(self.context, None, full, budget, walks, depth=0)
@@ -471,6 +471,14 @@ class FirefoxPage:
             self.title = top.title
         lines = render_lines(root, full=full, page_url=self.url)
         self.last_view = lines
+        dialog = self.pending_dialog
+        if dialog is not None:
+            # As Chromium's header says it: the agent learns of the dialog from the snapshot.
+            lines = [
+                f"# dialog open: {dialog.describe()} — answer it with dialog('accept' or "
+                "'dismiss')",
+                *lines,
+            ]
         return "\n".join(lines)
 
     async def _walk(
