@@ -158,6 +158,10 @@ async def test_a_ref_of_a_page_navigated_away_is_stale(page, server):
     await page.tab.navigate(server.url("/engines.html"))
     with pytest.raises(StaleRefError):
         await page.tab.click(ref)
+    # Also once the new document was read (its elements have handles of their own).
+    assert await page.ref('button "Confirm"') != ref
+    with pytest.raises(StaleRefError):
+        await page.tab.click(ref)
 
 
 async def test_evaluate_within_its_budget_and_a_hung_script_times_out(driver, server):
