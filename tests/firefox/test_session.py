@@ -3,7 +3,10 @@ context events, cross-origin frames, console, PDF, dialog policies, and a hung s
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import os
+import signal
 import time
 from collections.abc import AsyncIterator
 
@@ -12,7 +15,13 @@ import pytest
 import tabwarden
 from tabwarden.budget import Budget
 from tabwarden.config import Config
-from tabwarden.errors import EvaluateTimeout, NoHistoryEntry, TabClosed
+from tabwarden.errors import (
+    BrowserCrashed,
+    ConnectionLost,
+    EvaluateTimeout,
+    NoHistoryEntry,
+    TabClosed,
+)
 from tabwarden.firefox import FirefoxSession
 
 pytestmark = pytest.mark.browser
@@ -112,3 +121,30 @@ async def test_the_dialog_policy_answers_at_once(policy, server):
             assert not budget.expired
             await budget.sleep(0.05)
         assert tab.pending_dialog is None
+
+
+async def test_a_browser_that_dies_fails_its_calls_at_once_and_leaves_nothing(server):
+    session = await tabwarden.launch(isolated=True, engine="firefox")
+    profile = session.backend.profile_dir
+    try:
+        tab = session.active_tab
+        await tab.navigate(server.url("/engines.html"))
+        pending = asyncio.ensure_future(tab.evaluate("new Promise(() => {})", timeout_ms=30_000))
+        await asyncio.sleep(0)  # the command is on its way
+        started = time.monotonic()
+        os.killpg(session.backend.pid, signal.SIGKILL)
+        with pytest.raises((ConnectionLost, TabClosed)):
+            await pending
+        assert time.monotonic() - started < 5
+        with pytest.raises((BrowserCrashed, TabClosed)) as caught:
+            await tab.navigate(server.url("/engines.html"))
+        assert caught.value.hint
+        with pytest.raises(BrowserCrashed) as crashed:
+            await session.new_tab()
+        # How the process ended, once it is reaped (the socket may close a moment before).
+        assert "SIGKILL" in str(crashed.value) or "connection to Firefox closed" in str(
+            crashed.value
+        )
+    finally:
+        await session.close()
+    assert not profile.parent.exists()

@@ -24,6 +24,7 @@ from ..cdp.protocol import Event
 from ..config import Config, load_config
 from ..errors import (
     BiDiError,
+    BrowserCrashed,
     NavigationError,
     NavigationFailed,
     SessionClosed,
@@ -93,6 +94,7 @@ class FirefoxSession:
         self._connection = await BiDiConnection.connect(endpoint.ws_url, budget)
         await self._connection.send("session.new", {"capabilities": CAPABILITIES}, budget=budget)
         self._connection.subscribe("*", self._on_event)
+        self._connection.on_close(self._connection_closed)
         await self._connection.subscribe_remote(EVENTS, budget)
         tree = await self._connection.send("browsingContext.getTree", {}, budget=budget)
         for info in tree.get("contexts", []):
@@ -129,12 +131,24 @@ class FirefoxSession:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
+    def _connection_closed(self) -> None:
+        """The socket closed (the browser exited or crashed, or the session closed): every
+        tab is gone with it; the pending commands already failed with ConnectionLost."""
+        for page in self._pages.values():
+            page.was_closed()
+
     # ---- reading --------------------------------------------------------------------
 
     @property
     def connection(self) -> BiDiConnection:
         if self._connection is None or self._closed:
             raise SessionClosed(f"the Firefox session {self.name} is closed")
+        if self._connection.closed:
+            status = self.backend.exit_status()
+            raise BrowserCrashed(
+                f"Firefox {status}" if status else "the connection to Firefox closed",
+                hint="Firefox sessions are not relaunched: close this session and launch a new one",
+            )
         return self._connection
 
     @property
