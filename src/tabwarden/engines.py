@@ -59,7 +59,8 @@ _NOT_YET = "not built on BiDi yet"
 
 FIREFOX: dict[str, FirefoxSupport] = {
     "browser_navigate": _on(
-        "FirefoxPage.navigate", "networkidle waits as load: BiDi has no network-idle signal"
+        "FirefoxPage.navigate",
+        "networkidle waits as load: BiDi has no network-idle signal; the URL policy holds",
     ),
     "browser_snapshot": _on(
         "FirefoxPage.snapshot",

@@ -20,6 +20,7 @@ from tabwarden.errors import (
     ConnectionLost,
     EvaluateTimeout,
     NoHistoryEntry,
+    PolicyDenied,
     TabClosed,
 )
 from tabwarden.firefox import FirefoxSession
@@ -148,3 +149,27 @@ async def test_a_browser_that_dies_fails_its_calls_at_once_and_leaves_nothing(se
     finally:
         await session.close()
     assert not profile.parent.exists()
+
+
+async def test_the_url_policy_holds_for_the_agent_and_for_the_page(server, other_origin):
+    config = Config()
+    config.policy.deny = ["localhost"]  # other_origin's host
+    async with tabwarden.launch(isolated=True, engine="firefox", config=config) as session:
+        tab = session.active_tab
+        with pytest.raises(PolicyDenied) as caught:
+            await tab.navigate(other_origin.url("/engines.html"))
+        assert "deny list entry localhost" in str(caught.value)
+        assert tab.url == "about:blank"  # refused before anything was sent
+        # A frame of the page on the denied host is never loaded.
+        await tab.navigate(server.url(f"/frames.html?child={other_origin.base}"))
+        text = await tab.snapshot()
+        assert "Frame button" in text.split('iframe "Cross origin"')[0]  # the allowed frame
+        assert "Frame button" not in text.split('iframe "Cross origin"')[1], text
+        assert session.blocked and session.blocked[-1].url.startswith(other_origin.base)
+        # The page's own link to the denied host goes nowhere.
+        await tab.evaluate(f"location.href = {other_origin.url('/engines.html')!r}")
+        budget = Budget(10)
+        while len(session.blocked) < 2:
+            assert not budget.expired, "the page's navigation was not judged"
+            await budget.sleep(0.05)
+        assert await tab.evaluate("location.host") != other_origin.base.split("//")[1]

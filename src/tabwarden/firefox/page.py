@@ -40,7 +40,7 @@ from ..errors import (
     UnknownRef,
 )
 from ..frames import FrameInfo
-from ..navigation import NavigationResult
+from ..navigation import NavigationResult, normalize_url
 from ..page import PageBasics
 from ..snapshot import RefTable
 from ..snapshot.build import build_tree
@@ -143,6 +143,10 @@ class PageHost(Protocol):
 
     def navigation_error(self, exc: BiDiError, url: str) -> NavigationError: ...
 
+    def check_navigation(self, url: str) -> None:
+        """Refuse a URL the policy does not allow (``PolicyDenied``)."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class ConsoleEntry:
@@ -241,6 +245,8 @@ class FirefoxPage:
             )
         self.check_open()
         self.check_no_dialog()
+        url = normalize_url(url)
+        self.session.check_navigation(url)
         budget = self.session.budget(timeout_ms, "navigation")
         started = time.monotonic()
         params = {"context": self.context, "url": url, "wait": WAIT_FOR[wait_until]}

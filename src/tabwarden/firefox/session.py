@@ -27,11 +27,14 @@ from ..errors import (
     BrowserCrashed,
     NavigationError,
     NavigationFailed,
+    PolicyDenied,
     SessionClosed,
     TabNotFound,
     TabwardenError,
 )
 from ..frames import FrameInfo
+from ..safety.paths import WorkspacePaths
+from ..safety.url_policy import UrlPolicy, Verdict
 from ..supervisor.dialogs import DialogPolicy, PendingDialog
 from ..tasks import TaskOwner
 from .page import ConsoleEntry, FirefoxPage
@@ -54,8 +57,12 @@ EVENTS = (
     "browsingContext.userPromptClosed",
     "log.entryAdded",
     "network.responseCompleted",
+    "network.beforeRequestSent",
 )
 _MAX_CONSOLE = 500
+_MAX_BLOCKED = 100
+_DOCUMENTS = ("document", "iframe", "frame", "embed", "object")
+"""Request destinations that are documents (a page, a frame's page)."""
 _MAX_STATUSES = 200
 _CLOSE_S = 5.0
 
@@ -85,6 +92,11 @@ class FirefoxSession:
         self._last_dialog: dict[str, PendingDialog] = {}
         self._tasks = TaskOwner(f"firefox session {name}")
         self._closed = False
+        self.policy = UrlPolicy.from_config(
+            self.config.policy, WorkspacePaths.from_config(self.config).root
+        )
+        self.blocked: list[Verdict] = []
+        """Page-initiated documents the policy blocked (the newest last, bounded)."""
 
     # ---- life -----------------------------------------------------------------------
 
@@ -96,6 +108,12 @@ class FirefoxSession:
         self._connection.subscribe("*", self._on_event)
         self._connection.on_close(self._connection_closed)
         await self._connection.subscribe_remote(EVENTS, budget)
+        # Every request pauses before it is sent: documents (pages and frames) are judged
+        # by the URL policy, like Chromium's Fetch interception of documents; the rest go
+        # on at once (with policy.intercept_subresources, judged too).
+        await self._connection.send(
+            "network.addIntercept", {"phases": ["beforeRequestSent"]}, budget=budget
+        )
         tree = await self._connection.send("browsingContext.getTree", {}, budget=budget)
         for info in tree.get("contexts", []):
             self._context_created(info)
@@ -253,6 +271,9 @@ class FirefoxSession:
             page = self.page_of(str(params.get("context")))
             if page is not None:
                 page.dialog_closed()
+        elif method == "network.beforeRequestSent":
+            if params.get("isBlocked"):
+                self._tasks.spawn(self._judge(params), name="firefox request policy")
         elif method == "log.entryAdded":
             self._console(params)
         elif method == "network.responseCompleted":
@@ -333,6 +354,42 @@ class FirefoxSession:
                 budget=Budget(_CLOSE_S),
             )
         page.dialog_closed()
+
+    def check_navigation(self, url: str) -> None:
+        """Refuse a page the URL policy does not allow, before anything is sent."""
+        verdict = self.policy.check(url)
+        if not verdict.allowed:
+            self._note_blocked(verdict)
+            raise PolicyDenied(
+                f"navigation to {verdict.url} blocked by policy: {verdict.rule}",
+                hint=verdict.hint or None,
+            )
+
+    def _note_blocked(self, verdict: Verdict) -> None:
+        self.blocked.append(verdict)
+        del self.blocked[:-_MAX_BLOCKED]
+
+    async def _judge(self, params: JSONObject) -> None:
+        """Let a paused request go on, or fail it when the policy refuses its URL."""
+        request = params.get("request") or {}
+        request_id = str(request.get("request", ""))
+        url = str(request.get("url", ""))
+        document = bool(params.get("navigation")) or request.get("destination") in _DOCUMENTS
+        verdict = None
+        if document or self.config.policy.intercept_subresources:
+            verdict = self.policy.check(url, resource="navigation" if document else "subresource")
+        budget = Budget(_CLOSE_S)
+        with contextlib.suppress(TabwardenError):
+            if verdict is not None and not verdict.allowed:
+                self._note_blocked(verdict)
+                logger.info("blocked by policy: %s (%s)", verdict.url, verdict.rule)
+                await self.connection.send(
+                    "network.failRequest", {"request": request_id}, budget=budget
+                )
+            else:
+                await self.connection.send(
+                    "network.continueRequest", {"request": request_id}, budget=budget
+                )
 
     def _console(self, params: JSONObject) -> None:
         source = params.get("source") or {}
