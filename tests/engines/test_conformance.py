@@ -33,8 +33,7 @@ class Driver:
     tab: Any
 
     async def snapshot(self) -> str:
-        snap = await self.tab.snapshot()
-        return snap if isinstance(snap, str) else str(snap.text)
+        return str((await self.tab.snapshot()).text)
 
     async def ref(self, pattern: str) -> str:
         text = await self.snapshot()
@@ -95,6 +94,21 @@ async def test_snapshot_has_refs_and_inlines_a_same_origin_iframe(page):
     assert any('button "Inner"' in line for line in lines[iframe + 1 :]), text
     # The same live element keeps its ref.
     assert await page.ref('button "Confirm"') == await page.ref('button "Confirm"')
+
+
+async def test_a_snapshot_pages_by_max_chars_and_cursor_and_finds_lines(page):
+    first = await page.tab.snapshot(max_chars=300)
+    assert first.text.startswith(f'# tab {page.tab.id} · "Engines"')
+    assert first.page.next_cursor is not None and len(first.text) <= 300
+    rest = await page.tab.snapshot(max_chars=300, cursor=first.page.next_cursor)
+    assert rest.capture == first.capture and rest.changed is False
+    whole = await page.snapshot()
+    shown = [line for line in first.text.splitlines() + rest.text.splitlines() if "[ref=" in line]
+    assert shown and all(line in whole for line in shown)
+    found = await page.tab.snapshot(find="Hover")
+    assert [line for line in found.text.splitlines() if "[ref=" in line] == [
+        line for line in whole.splitlines() if "Hover" in line
+    ]
 
 
 async def test_click_in_a_frame_reaches_its_element(page):

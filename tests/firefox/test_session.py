@@ -44,7 +44,7 @@ async def _until(check, what: str) -> None:
 async def test_a_popup_is_a_tab_with_its_opener_and_closing_it_is_seen(firefox, server):
     tab = await firefox.new_tab(server.url("/popups.html"))
     before = {t.id for t in firefox.tabs}
-    snapshot = await tab.snapshot()
+    snapshot = (await tab.snapshot()).text
     ref = next(line for line in snapshot.splitlines() if "window.open" in line)
     await tab.click(ref.split("[ref=")[1].split("]")[0])
     await _until(lambda: len(firefox.tabs) > len(before), "no popup tab appeared")
@@ -62,7 +62,7 @@ async def test_a_popup_is_a_tab_with_its_opener_and_closing_it_is_seen(firefox, 
 
 async def test_a_cross_origin_iframe_is_walked_and_its_refs_act(firefox, server, other_origin):
     tab = await firefox.new_tab(server.url(f"/frames.html?child={other_origin.base}"))
-    text = await tab.snapshot()
+    text = (await tab.snapshot()).text
     assert text.count("- iframe") == 2, text
     cross = text.split('iframe "Cross origin"')[1]
     assert "[ref=e" in cross, text
@@ -113,7 +113,7 @@ async def test_the_dialog_policy_answers_at_once(policy, server):
     async with tabwarden.launch(isolated=True, engine="firefox", config=config) as session:
         tab = session.active_tab
         await tab.navigate(server.url("/engines.html"))
-        snapshot = await tab.snapshot()
+        snapshot = (await tab.snapshot()).text
         ref = next(line for line in snapshot.splitlines() if 'button "Confirm"' in line)
         await tab.click(ref.split("[ref=")[1].split("]")[0])
         expected = "confirm true" if policy == "auto_accept" else "confirm false"
@@ -162,7 +162,7 @@ async def test_the_url_policy_holds_for_the_agent_and_for_the_page(server, other
         assert tab.url == "about:blank"  # refused before anything was sent
         # A frame of the page on the denied host is never loaded.
         await tab.navigate(server.url(f"/frames.html?child={other_origin.base}"))
-        text = await tab.snapshot()
+        text = (await tab.snapshot()).text
         assert "Frame button" in text.split('iframe "Cross origin"')[0]  # the allowed frame
         assert "Frame button" not in text.split('iframe "Cross origin"')[1], text
         assert session.blocked and session.blocked[-1].url.startswith(other_origin.base)

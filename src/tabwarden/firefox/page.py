@@ -42,9 +42,11 @@ from ..errors import (
 from ..frames import FrameInfo
 from ..navigation import NavigationResult, normalize_url
 from ..page import PageBasics
-from ..snapshot import RefTable
+from ..snapshot import DEFAULT_MAX_CHARS, RefTable, Snapshot
 from ..snapshot.build import build_tree
-from ..snapshot.render import render_lines
+from ..snapshot.captures import Capture, CaptureStore, Cursor, new_capture_id
+from ..snapshot.reading import dialog_lines, header_line
+from ..snapshot.render import check_max_chars, render_lines, select_lines
 from ..snapshot.walker import WALKER_JS, FrameWalk
 from ..supervisor.dialogs import PendingDialog, dialog_action
 from ..tasks import TaskOwner
@@ -95,6 +97,11 @@ _ELEMENT = (
     " const el = w.element(handle); if (!el) return 'gone';"
     " el.scrollIntoView({block: 'center', inline: 'center'}); return el; }"
 )
+_CHANGED_SINCE = (
+    "(token, seen) => { const w = globalThis.__tabwardenWalker;"
+    " return !w || w.token !== token || w.changedSince(seen); }"
+)
+"""True when the frame's walker is not the one that walked, or saw a change since."""
 _SELECT_ALL = (
     "(el) => { el.focus(); if (typeof el.select === 'function') el.select();"
     " else { const r = document.createRange(); r.selectNodeContents(el);"
@@ -176,6 +183,7 @@ class FirefoxPage:
         self._console: list[ConsoleEntry] = []
         self.pending_dialog: PendingDialog | None = None
         self.last_view: list[str] = []
+        self._captures = CaptureStore(tab_id)
         self._state = "complete"
         self._dialog_opened = asyncio.Event()
         self._tasks = TaskOwner(f"firefox page {tab_id}")
@@ -463,12 +471,28 @@ class FirefoxPage:
 
     # ---- snapshot -------------------------------------------------------------------
 
-    async def snapshot(self, *, full: bool = False, timeout_ms: float | None = None) -> str:
-        """The page's accessibility view as text with refs (the Chromium engine's format);
-        same-origin and cross-origin iframes are inlined under their <iframe>. It reads
-        the page while a dialog waits too (tabwarden's sandbox still runs), as on Chromium."""
+    async def snapshot(
+        self,
+        *,
+        full: bool = False,
+        max_chars: int = DEFAULT_MAX_CHARS,
+        cursor: int | str = 0,
+        find: str | None = None,
+        timeout_ms: float | None = None,
+    ) -> Snapshot:
+        """The page's accessibility view with refs, as on Chromium: the same walker, text,
+        header, ``find``, and pages of ``max_chars`` read by ``cursor`` from one walk
+        (saying when the page changed since). Same-origin and cross-origin iframes are
+        inlined under their <iframe>. A pending dialog is named in the header; the page
+        is still read (tabwarden's sandbox runs while a dialog waits)."""
+        start = Cursor.parse(cursor)
+        check_max_chars(max_chars)
         self.check_open()
         budget = self.session.budget(timeout_ms, "snapshot")
+        if start.capture is not None:
+            capture = self._captures.continued(start, full=full, scope=None, find=find)
+            changed = await self._changed_since(capture, budget)
+            return capture.later_page(max_chars=max_chars, start=start.line, changed=changed)
         walks: dict[str, FrameWalk] = {}
         await self._walk(self.context, None, full, budget, walks, depth=0)
         root = build_tree(walks, self.context, self.refs)
@@ -476,16 +500,46 @@ class FirefoxPage:
         if top is not None:
             self.title = top.title
         lines = render_lines(root, full=full, page_url=self.url)
-        self.last_view = lines
+        if not full:
+            self.last_view = lines
         dialog = self.pending_dialog
-        if dialog is not None:
-            # As Chromium's header says it: the agent learns of the dialog from the snapshot.
-            lines = [
-                f"# dialog open: {dialog.describe()} — answer it with dialog('accept' or "
-                "'dismiss')",
-                *lines,
-            ]
-        return "\n".join(lines)
+        header = [header_line(self), *dialog_lines([dialog] if dialog is not None else [])]
+        header, selected = select_lines(header, lines, find)
+        capture = Capture(
+            id=new_capture_id(),
+            tab_id=self.id,
+            url=self.url,
+            title=self.title,
+            full=full,
+            scope=None,
+            find=find,
+            root=root,
+            header=header,
+            lines=lines,
+            selected=selected,
+            frames=frozenset(walks),
+            marks=tuple(walk.mark for walk in walks.values()),
+        )
+        snapshot = capture.page(max_chars=max_chars)
+        if snapshot.page.next_cursor is not None:
+            self._captures.keep(capture)
+        return snapshot
+
+    async def _changed_since(self, capture: Capture, budget: Budget) -> bool | None:
+        """Whether any walked frame changed since the capture (None: could not tell)."""
+        try:
+            for mark in capture.marks:
+                changed = await self._call_in(
+                    mark.frame_id,
+                    _CHANGED_SINCE,
+                    [_serialise(mark.token), _serialise(mark.changes)],
+                    budget,
+                )
+                if _value(changed) is not False:
+                    return True
+        except (BiDiError, ScriptError):
+            return None
+        return False
 
     async def _walk(
         self,
