@@ -98,7 +98,6 @@ from .errors import (
     ConfigError,
     DaemonUnreachable,
     DeadlineExceeded,
-    EngineUnsupported,
     InvalidArgument,
     PathNotAllowed,
     RemoteError,
@@ -569,8 +568,8 @@ _EngineOption = Annotated[
     typer.Option(
         "--engine",
         metavar="NAME",
-        help="The browser engine (browser.engine): chromium, or firefox (WebDriver BiDi, "
-        "Python API only for now: docs/firefox.md).",
+        help="The browser engine (browser.engine): chromium, or firefox (WebDriver BiDi: "
+        "the tools docs/engines-matrix.md lists; docs/firefox.md).",
     ),
 ]
 _UserAgentOption = Annotated[
@@ -589,14 +588,6 @@ def _apply_launch_flags(config: Config, **values: Any) -> None:
         apply_launch_options(config, **values)
     except ConfigError as exc:
         raise typer.BadParameter(exc.message) from None
-    if config.browser.engine != "chromium":
-        # The MCP server and the daemon serve Chromium sessions: refuse now, not at the
-        # first tool call.
-        refusal = EngineUnsupported("serving tools (MCP server, CLI daemon)", config.browser.engine)
-        raise typer.BadParameter(
-            f"{refusal.message}; Firefox runs from the Python API for now: "
-            'tabwarden.launch(engine="firefox") (docs/firefox.md)'
-        )
 
 
 def _apply_safety_flags(config: Config, secrets: Path | None, allow_attach: bool) -> None:

@@ -20,6 +20,8 @@ from .backends.external import AttachRequest, CDPEndpoint, ConsentCheck
 from .budget import Budget
 from .config import Config, load_config
 from .errors import InvalidArgument, SessionClosed, SessionNotFound
+from .firefox.session import FirefoxSession
+from .firefox.start import firefox_session
 from .session import BrowserSession
 
 __all__ = ["SessionManager"]
@@ -45,6 +47,8 @@ class SessionManager:
         self.config = config or load_config()
         self._backend_factory = backend_factory or _default_backend
         self._sessions: dict[str, BrowserSession] = {}
+        self._firefox: dict[str, FirefoxSession] = {}
+        """Sessions of the Firefox engine (``browser.engine: firefox``), by name."""
         self._creating: dict[str, asyncio.Lock] = {}
         self._reaper: asyncio.Task[None] | None = None
         self._reaping: set[asyncio.Task[None]] = set()
@@ -113,6 +117,35 @@ class SessionManager:
             self._changed()
             return session
 
+    async def firefox(
+        self, name: str = "default", *, timeout_ms: float | None = None
+    ) -> FirefoxSession:
+        """The live Firefox session called ``name``, started now if need be."""
+        if self._closed:
+            raise SessionClosed("this session manager is closed")
+        _check_name(name)
+        lock = self._creating.setdefault(name, asyncio.Lock())
+        async with lock:
+            session = self._firefox.get(name)
+            if session is not None and not session.closed:
+                return session
+            session = firefox_session(self.config.model_copy(deep=True), name)
+            try:
+                await session.start(timeout_ms=timeout_ms)
+            except BaseException:
+                await session.close()
+                raise
+            self._firefox[name] = session
+            return session
+
+    def firefox_names(self) -> list[str]:
+        return [name for name, session in self._firefox.items() if not session.closed]
+
+    async def close_firefox(self, name: str) -> None:
+        session = self._firefox.pop(name, None)
+        if session is not None:
+            await session.close()
+
     def _changed(self) -> None:
         for callback in list(self.on_change):
             try:
@@ -152,6 +185,8 @@ class SessionManager:
             self._reaper = None
         if self._reaping:
             await asyncio.gather(*self._reaping, return_exceptions=True)
+        firefox, self._firefox = list(self._firefox.values()), {}
+        await asyncio.gather(*(f.close() for f in firefox), return_exceptions=True)
         sessions, self._sessions = list(self._sessions.values()), {}
         results = await asyncio.gather(*(s.close() for s in sessions), return_exceptions=True)
         for session, result in zip(sessions, results, strict=True):

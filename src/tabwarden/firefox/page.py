@@ -66,6 +66,17 @@ WAIT_FOR = {
     "networkidle": "complete",
 }
 """``wait_until`` (as on Chromium) → BiDi's ``wait`` of ``browsingContext.navigate``."""
+_JS_TYPES = {
+    "array": "object",
+    "map": "object",
+    "set": "object",
+    "node": "object",
+    "window": "object",
+    "date": "object",
+    "regexp": "object",
+    "null": "object",
+}
+"""BiDi's value types → JavaScript's ``typeof`` (as the Chromium engine reports it)."""
 _STAGE_EVENTS = {
     "commit": "browsingContext.navigationCommitted",
     "domcontentloaded": "browsingContext.domContentLoaded",
@@ -412,13 +423,20 @@ class FirefoxPage:
         keeps running (``EvaluateTimeout(terminated=False)``); a loop holds its tab (even a
         navigation away waits for it) until the tab is closed, which ends it. Other tabs
         keep working meanwhile."""
+        value, _ = await self.evaluate_typed(expression, timeout_ms=timeout_ms)
+        return value
+
+    async def evaluate_typed(
+        self, expression: str, *, timeout_ms: float | None = None
+    ) -> tuple[Any, str]:
+        """``evaluate``, with the value's JavaScript type (number, string, object…)."""
         self.check_open()
         self.check_no_dialog()
         budget = self.session.budget(timeout_ms, "evaluate")
         started = time.monotonic()
         try:
-            done, value = await self._until_dialog(
-                self._evaluate_in(self.context, expression, budget, sandbox=None)
+            done, remote = await self._until_dialog(
+                self._remote_in(self.context, expression, budget, sandbox=None)
             )
         except TimeoutError:
             raise EvaluateTimeout(
@@ -430,13 +448,20 @@ class FirefoxPage:
                 "loops holds the tab (a navigation waits for it): close the tab "
                 "(tab.close()) to end it, other tabs keep working",
             ) from None
-        if not done:
+        if not done or remote is None:
             self.check_no_dialog()
-        return value
+            raise TabClosed(f"tab {self.id}: the script ended with no result")
+        kind = str(remote.get("type", "undefined"))
+        return _value(remote), _JS_TYPES.get(kind, kind)
 
     async def _evaluate_in(
         self, context: str, expression: str, budget: Budget, *, sandbox: str | None = SANDBOX
     ) -> Any:
+        return _value(await self._remote_in(context, expression, budget, sandbox=sandbox))
+
+    async def _remote_in(
+        self, context: str, expression: str, budget: Budget, *, sandbox: str | None = SANDBOX
+    ) -> JSONObject:
         target: JSONObject = {"context": context}
         if sandbox:
             target["sandbox"] = sandbox
@@ -450,7 +475,7 @@ class FirefoxPage:
             },
             budget=budget,
         )
-        return _value(_result(reply))
+        return _result(reply)
 
     async def _call_in(
         self, context: str, function: str, arguments: list[JSONObject], budget: Budget

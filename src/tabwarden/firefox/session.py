@@ -158,6 +158,10 @@ class FirefoxSession:
     # ---- reading --------------------------------------------------------------------
 
     @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
     def connection(self) -> BiDiConnection:
         if self._connection is None or self._closed:
             raise SessionClosed(f"the Firefox session {self.name} is closed")
