@@ -124,7 +124,7 @@ def launch(
 
     ``engine`` (``browser.engine``): ``chromium`` (the default) or ``firefox``, a local
     Firefox over WebDriver BiDi (docs/firefox.md; the local backend only) whose session
-    is a :class:`~tabwarden.firefox.FirefoxSession` (async API only: ``tabwarden.sync``
+    is a :class:`~tabwarden.firefox.FirefoxSession` (async API: ``tabwarden.sync``
     launches Chromium).
 
     ``backend`` (``browser.backend``): ``local`` (the default) launches Chromium here;

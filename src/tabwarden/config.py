@@ -131,7 +131,7 @@ class BrowserConfig(_Section):
     engine: Literal["chromium", "firefox"] = Field(
         "chromium",
         description="The browser engine: chromium (over CDP), or firefox (Firefox over "
-        "WebDriver BiDi, local backend only, from the Python API; browser.executable then "
+        "WebDriver BiDi, local backend only; browser.executable then "
         "names Firefox, and $TABWARDEN_FIREFOX wins over it; docs/firefox.md and "
         "docs/engines-matrix.md say what works). Also --engine.",
     )

@@ -1,18 +1,17 @@
 """The engines and what each does: one declared table, tool by tool
-(docs/engines-matrix.md is generated from it: ``python -m tabwarden.engines``, and
-``python -m tabwarden.reference`` writes it too).
+(docs/engines-matrix.md is generated from it: ``python -m tabwarden.reference`` writes
+it with the other generated docs).
 
 Chromium (CDP) does every tool. Firefox (WebDriver BiDi) does what its session
-(``FirefoxSession``) and pages (``FirefoxPage``) implement, from the Python API; a
-tool it does not do is refused with ``EngineUnsupported`` (never half done), and the
-MCP server and the CLI daemon serve Chromium sessions only, for now.
+(``FirefoxSession``) and pages (``FirefoxPage``) implement: from the Python API, and
+as tools where ``tools/firefox.py`` has a handler (the MCP server and the CLI daemon
+with ``browser.engine: firefox``). A tool it does not do is hidden from a Firefox
+session's tool list and refused with ``EngineUnsupported`` (never half done).
 """
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal
 
 from .errors import EngineUnsupported
@@ -25,7 +24,6 @@ __all__ = [
     "FirefoxSupport",
     "check_firefox",
     "matrix_markdown",
-    "write",
 ]
 
 Engine = Literal["chromium", "firefox"]
@@ -64,12 +62,15 @@ FIREFOX: dict[str, FirefoxSupport] = {
     ),
     "browser_snapshot": _on(
         "FirefoxPage.snapshot",
-        "the same walker; no paging, find or scope; no listener-only "
-        "clickables (BiDi cannot read event listeners)",
+        "the same walker, text and paging; scope refused; no listener-only clickables "
+        "(BiDi cannot read event listeners)",
     ),
-    "browser_click": _on("FirefoxPage.click", "no receipt or actionability report"),
+    "browser_click": _on(
+        "FirefoxPage.click",
+        "a left single click (button, click_count, modifiers refused); no receipt diff",
+    ),
     "browser_fill": _on("FirefoxPage.fill", "text fields and editable elements"),
-    "browser_type": _on("FirefoxPage.type"),
+    "browser_type": _on("FirefoxPage.type", "delay_ms refused"),
     "browser_press": _on("FirefoxPage.press"),
     "browser_hover": _on("FirefoxPage.hover"),
     "browser_select": _not(_NOT_YET),
@@ -81,7 +82,10 @@ FIREFOX: dict[str, FirefoxSupport] = {
         "BiDi has no way to stop a running script; closing the tab ends it (docs/firefox.md)"
     ),
     "browser_dialog": _on("FirefoxPage.dialog"),
-    "browser_screenshot": _on("FirefoxPage.screenshot", "the viewport, PNG"),
+    "browser_screenshot": _on(
+        "FirefoxPage.screenshot",
+        "the viewport as PNG (ref, full_page, jpeg, annotate, save, path refused)",
+    ),
     "browser_get_text": _on("FirefoxPage.get_text"),
     "browser_tabs": _on("FirefoxSession.tabs"),
     "browser_drag": _not(_NOT_YET),
@@ -94,16 +98,18 @@ FIREFOX: dict[str, FirefoxSupport] = {
     "browser_get_content": _not(_NOT_YET),
     "browser_get_images": _not(_NOT_YET),
     "browser_evaluate": _on(
-        "FirefoxPage.evaluate", "a script still running at its deadline is not stopped"
+        "FirefoxPage.evaluate",
+        "an expression in the page's realm (function, ref, frame_id, args refused); a "
+        "script still running at its deadline is not stopped",
     ),
     "browser_cdp": _not("CDP is Chromium's protocol"),
     "browser_metrics": _not(_NOT_YET),
     "browser_attach": _not("attaching takes a CDP endpoint"),
     "browser_upload_file": _not(_NOT_YET),
-    "browser_console": _on("FirefoxPage.console"),
+    "browser_console": _on("FirefoxPage.console", "since and clear refused"),
     "browser_network": _not(_NOT_YET),
     "browser_downloads": _not(_NOT_YET),
-    "browser_save_pdf": _on("FirefoxPage.pdf", "returns the PDF's bytes"),
+    "browser_save_pdf": _on("FirefoxPage.pdf", "Python API only: returns the PDF's bytes"),
     "browser_trace_start": _not("traces are Chromium's (Tracing domain)"),
     "browser_trace_stop": _not("traces are Chromium's (Tracing domain)"),
     "browser_record_start": _not("recordings come from Chromium's screencast"),
@@ -126,35 +132,32 @@ def check_firefox(tool: str) -> None:
         )
 
 
-def matrix_markdown() -> str:
+def matrix_markdown(served: frozenset[str] = frozenset()) -> str:
+    """The matrix; ``served``: the tools a Firefox session serves (tools/firefox.py)."""
     lines = [
         "# Engine capability matrix",
         "",
         "Generated from the declared table in `src/tabwarden/engines.py` by",
-        "`python -m tabwarden.engines`; do not edit by hand. Chromium (CDP) does every",
-        "tool, through every surface. Firefox (WebDriver BiDi, docs/firefox.md) does the",
-        "tools with a member named here, from the Python API",
-        '(`tabwarden.launch(engine="firefox")`); the others raise `EngineUnsupported`.',
-        "The MCP server and the CLI daemon serve Chromium sessions only, for now: started",
-        "with `--engine firefox` they refuse with `EngineUnsupported`.",
+        "`python -m tabwarden.reference`; do not edit by hand. Chromium (CDP) does every",
+        "tool. Firefox (WebDriver BiDi, docs/firefox.md) does the tools with a member named",
+        'here, from the Python API (`tabwarden.launch(engine="firefox")`); those marked',
+        "*served* are also tools of a Firefox session of the MCP server and the CLI daemon",
+        "(`--engine firefox`, `browser.engine: firefox`). A Firefox session lists only its",
+        "served tools; any other tool, or a parameter a Firefox handler cannot honour, is",
+        "refused with `EngineUnsupported`.",
         "",
         "| tool | chromium | firefox | notes |",
         "|---|---|---|---|",
     ]
     for tool, support in FIREFOX.items():
         firefox = f"yes: `{support.member}`" if support.supported else "no"
+        if tool in served:
+            firefox += ", served"
         lines.append(f"| `{tool}` | yes | {firefox} | {support.why_not} |")
     on = sum(1 for s in FIREFOX.values() if s.supported)
-    lines += ["", f"Firefox does {on} of {len(FIREFOX)} tools.", ""]
+    lines += [
+        "",
+        f"Firefox does {on} of {len(FIREFOX)} tools; a Firefox session serves {len(served)}.",
+        "",
+    ]
     return "\n".join(lines)
-
-
-def write(root: Path) -> Path:
-    path = root / MATRIX_PATH
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(matrix_markdown(), encoding="utf-8")
-    return path
-
-
-if __name__ == "__main__":
-    print(write(Path(sys.argv[1]) if len(sys.argv) > 1 else Path.cwd()))

@@ -36,6 +36,7 @@ from .diagnostics.recording import RecordingFile, RecordingFormat, RecordingStar
 from .diagnostics.storage import StorageResult
 from .diagnostics.trace import TraceFile, TraceStarted
 from .errors import TabCrashed
+from .firefox.session import FirefoxSession
 from .frames import FrameRegistry
 from .manager import AskPerson, BackendFactory
 from .manager import SessionManager as AsyncSessionManager
@@ -1045,6 +1046,16 @@ class SessionManager(Facade[AsyncSessionManager]):
     def close_all(self) -> None:
         run(unwrap(self).close_all())
 
+    def close_firefox(self, name: str) -> None:
+        run(unwrap(self).close_firefox(name))
+
+    def firefox(self, name: str = "default", *, timeout_ms: float | None = None) -> FirefoxSession:
+        """The live Firefox session called ``name``, started now if need be."""
+        return run(unwrap(self).firefox(name, timeout_ms=timeout_ms))
+
+    def firefox_names(self) -> list[str]:
+        return unwrap(self).firefox_names()
+
     def get(self, name: str = "default") -> BrowserSession:
         return wrap(BrowserSession, unwrap(self).get(name))
 
@@ -1113,7 +1124,7 @@ def launch(
 
     ``engine`` (``browser.engine``): ``chromium`` (the default) or ``firefox``, a local
     Firefox over WebDriver BiDi (docs/firefox.md; the local backend only) whose session
-    is a :class:`~tabwarden.firefox.FirefoxSession` (async API only: ``tabwarden.sync``
+    is a :class:`~tabwarden.firefox.FirefoxSession` (async API: ``tabwarden.sync``
     launches Chromium).
 
     ``backend`` (``browser.backend``): ``local`` (the default) launches Chromium here;

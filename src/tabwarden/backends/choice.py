@@ -79,13 +79,14 @@ def check_backend(name: str) -> str:
 def backend_for(config: Config, session_name: str = "default") -> Backend:
     """The backend ``config.browser.backend`` names, for session ``session_name``.
 
-    Sessions made here are Chromium's (CDP): the Firefox engine starts from the Python
-    API (``tabwarden.launch(engine="firefox")``), and fails clearly anywhere else."""
+    The backends here serve Chromium (CDP) sessions: a Firefox session starts from
+    ``firefox/start.py`` (the session manager's ``firefox()``), so asking for a CDP
+    backend under ``browser.engine: firefox`` is refused rather than half done."""
     if config.browser.engine != "chromium":
         raise EngineUnsupported(
-            "a session of the MCP server or the CLI daemon",
+            "this Chromium (CDP) session",
             config.browser.engine,
-            hint='Firefox runs from the Python API for now: tabwarden.launch(engine="firefox") '
-            "(docs/firefox.md); drop --engine (browser.engine) here",
+            hint="on Firefox, the tools docs/engines-matrix.md marks served work; "
+            "use engine chromium for the rest",
         )
     return BACKENDS[check_backend(config.browser.backend)](config, session_name)
