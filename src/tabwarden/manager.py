@@ -124,6 +124,7 @@ class SessionManager:
         if self._closed:
             raise SessionClosed("this session manager is closed")
         _check_name(name)
+        self._start_reaper()
         lock = self._creating.setdefault(name, asyncio.Lock())
         async with lock:
             session = self._firefox.get(name)
@@ -208,6 +209,21 @@ class SessionManager:
             for name, session in self._sessions.items()
             if not session.busy and now - session.last_used >= timeout
         ]
+        idle_firefox = [
+            name
+            for name, firefox in self._firefox.items()
+            if not firefox.busy and now - firefox.last_used >= timeout
+        ]
+        for name in idle_firefox:
+            firefox = self._firefox.pop(name)
+            logger.info("closing Firefox session %r after %.0f s without use", name, timeout)
+            self.reaped.append(name)
+            closing = asyncio.get_running_loop().create_task(
+                firefox.close(), name=f"tabwarden-reap-{name}"
+            )
+            self._reaping.add(closing)
+            closing.add_done_callback(self._reaping.discard)
+            await asyncio.shield(closing)
         for name in idle:
             session = self._sessions.pop(name)
             logger.info(
@@ -222,7 +238,7 @@ class SessionManager:
             await asyncio.shield(closing)
         if idle:
             self._changed()
-        return idle
+        return idle + idle_firefox
 
     def _start_reaper(self) -> None:
         if self._reaper is None and self.config.browser.inactivity_timeout_s > 0:

@@ -4,12 +4,14 @@ Firefox handler cannot honour."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import AsyncIterator
 
 import pytest
 
 import tabwarden
+from tabwarden.budget import Budget
 from tabwarden.config import Config
 from tabwarden.engines import FIREFOX
 from tabwarden.errors import EngineUnsupported
@@ -89,3 +91,25 @@ async def test_closing_the_tools_session_ends_firefox(server):
         await call_tool(context, "browser_close", {})
         assert manager.firefox_names() == []
     assert not browser_processes(profile)
+
+
+@pytest.mark.browser
+async def test_an_idle_firefox_session_is_closed_but_not_while_a_call_runs(server):
+    config = _config()
+    config.browser.inactivity_timeout_s = 3600
+    async with tabwarden.SessionManager(config) as manager:
+        session = await manager.firefox("idle")
+        tab = session.active_tab
+        loading = asyncio.ensure_future(tab.navigate(server.url("/slow?ms=800")))
+        budget = Budget(5)
+        while not session.busy:
+            budget.check("waiting for the call to start")
+            await budget.sleep(0.01)
+        session.last_used -= 7200  # idle on paper, but a call is running
+        assert await manager.reap_idle() == []
+        await loading
+        session.last_used -= 7200
+        profile = session.backend.profile_dir
+        assert await manager.reap_idle() == ["idle"]
+        assert session.closed and manager.firefox_names() == []
+        assert not browser_processes(profile)

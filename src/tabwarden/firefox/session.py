@@ -95,6 +95,8 @@ class FirefoxSession:
         self.policy = UrlPolicy.from_config(
             self.config.policy, WorkspacePaths.from_config(self.config).root
         )
+        self.last_used = time.monotonic()
+        """When a call last started here (the session manager closes idle sessions)."""
         self.blocked: list[Verdict] = []
         """Page-initiated documents the policy blocked (the newest last, bounded)."""
 
@@ -184,7 +186,14 @@ class FirefoxSession:
         tabs = self.tabs
         return tabs[-1] if tabs else None
 
+    @property
+    def busy(self) -> bool:
+        """A command waits for its reply (a call is running)."""
+        connection = self._connection
+        return connection is not None and connection.stats["pending"] > 0
+
     def budget(self, timeout_ms: float | None, kind: str) -> Budget:
+        self.last_used = time.monotonic()
         timeouts = self.config.timeouts
         default = {
             "navigation": timeouts.navigation_ms,
