@@ -224,3 +224,9 @@ async def test_closing_the_session_leaves_no_browser_and_no_profile(engine):
         assert not budget.expired, "the browser outlived its session"
         await budget.sleep(0.05)
     assert not profile.exists()
+
+
+async def test_an_inline_document_loads(driver):
+    result = await driver.tab.navigate("data:text/html,<title>Inline</title><p>inline</p>")
+    assert result.ok and result.status == 200  # both engines report data: loads so
+    assert await driver.value("document.title") == "Inline"
