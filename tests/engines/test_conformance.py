@@ -230,3 +230,7 @@ async def test_an_inline_document_loads(driver):
     result = await driver.tab.navigate("data:text/html,<title>Inline</title><p>inline</p>")
     assert result.ok and result.status == 200  # both engines report data: loads so
     assert await driver.value("document.title") == "Inline"
+
+
+async def test_a_tab_has_the_configured_viewport(driver):
+    assert await driver.value("[innerWidth, innerHeight]") == [1280, 720]

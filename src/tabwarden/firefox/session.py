@@ -119,9 +119,25 @@ class FirefoxSession:
         tree = await self._connection.send("browsingContext.getTree", {}, budget=budget)
         for info in tree.get("contexts", []):
             self._context_created(info)
+        for page in self.tabs:
+            await self._set_viewport(page.context, budget)
         if not self._pages:
             await self.new_tab()
         return self
+
+    async def _set_viewport(self, context: str, budget: Budget) -> None:
+        """Give a tab the configured viewport (the window's size holds Firefox's own bars
+        too), as Chromium's tabs get theirs."""
+        viewport = self.backend.viewport
+        if viewport is None:
+            return
+        width, height = viewport
+        with contextlib.suppress(BiDiError):  # a tab that closed meanwhile
+            await self.connection.send(
+                "browsingContext.setViewport",
+                {"context": context, "viewport": {"width": width, "height": height}},
+                budget=budget,
+            )
 
     async def close(self) -> None:
         """``browser.close`` (it ends the BiDi session too), then the process is waited
@@ -228,6 +244,7 @@ class FirefoxSession:
         reply = await self.connection.send("browsingContext.create", {"type": "tab"}, budget=budget)
         context = str(reply["context"])
         page = self._pages.get(context) or self._add_page(context, "about:blank", None)
+        await self._set_viewport(context, budget)
         self._active = page
         if url:
             await page.navigate(url, timeout_ms=timeout_ms)
@@ -325,6 +342,9 @@ class FirefoxSession:
         self._pages[context] = page
         if opener is not None:
             self._active = page  # a popup is where the agent's next call goes, as on Chromium
+            self._tasks.spawn(
+                self._set_viewport(context, Budget(_CLOSE_S)), name="firefox popup viewport"
+            )
         return page
 
     def _context_destroyed(self, info: JSONObject) -> None:
