@@ -2,12 +2,14 @@
 # The whole test suite: lint, types, and the tests (against a real Chromium).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
-# What the tests need besides Chromium, from Debian when missing: npm (the packages
-# below), Java 17 and chromedriver (the Selenium Grid the Grid backend tests run).
+# What the tests need besides Chromium, from Debian when missing: Firefox ESR (the Firefox
+# engine's tests), npm (the packages below), Java 17 and chromedriver (the Selenium Grid
+# the Grid backend tests run).
 missing=()
 command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
 command -v java >/dev/null 2>&1 || missing+=(openjdk-17-jre-headless)
 [ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)
+command -v firefox-esr >/dev/null 2>&1 || command -v firefox >/dev/null 2>&1 || missing+=(firefox-esr)
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "== installing ${missing[*]} (apt-get)"
   sudo_cmd=""

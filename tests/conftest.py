@@ -26,6 +26,7 @@ from tests.local_server import LocalServer
 BROWSER_MARK = "browser"
 BROWSER_FIXTURE = "browser"
 REFUSED_BROWSER = Path(__file__).with_name("refused_browser") / "chromium"
+REFUSED_FIREFOX = REFUSED_BROWSER.with_name("firefox-esr")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -47,10 +48,13 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
 
 @contextlib.contextmanager
 def _browser_refused() -> Iterator[None]:
-    """``PATH`` and ``TABWARDEN_CHROME`` lead to the stand-in, then back to what they were."""
-    saved = {name: os.environ.get(name) for name in ("PATH", "TABWARDEN_CHROME")}
+    """``PATH``, ``TABWARDEN_CHROME`` and ``TABWARDEN_FIREFOX`` lead to the stand-ins, then
+    back to what they were."""
+    names = ("PATH", "TABWARDEN_CHROME", "TABWARDEN_FIREFOX")
+    saved = {name: os.environ.get(name) for name in names}
     os.environ["PATH"] = os.pathsep.join([str(REFUSED_BROWSER.parent), saved["PATH"] or os.defpath])
     os.environ["TABWARDEN_CHROME"] = str(REFUSED_BROWSER)
+    os.environ["TABWARDEN_FIREFOX"] = str(REFUSED_FIREFOX)
     try:
         yield
     finally:

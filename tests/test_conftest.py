@@ -12,7 +12,7 @@ import pytest
 
 import tabwarden
 from tabwarden.errors import BrowserLaunchError
-from tests.conftest import REFUSED_BROWSER
+from tests.conftest import REFUSED_BROWSER, REFUSED_FIREFOX
 
 ROOT = Path(__file__).parent.parent
 
@@ -48,6 +48,13 @@ async def test_a_test_not_marked_browser_cannot_start_chromium() -> None:
     assert shutil.which("chromium") == str(REFUSED_BROWSER)
     with pytest.raises(BrowserLaunchError) as caught:
         await tabwarden.launch(isolated=True)
+    assert "not marked 'browser'" in str(caught.value)
+
+
+async def test_a_test_not_marked_browser_cannot_start_firefox() -> None:
+    assert shutil.which("firefox-esr") == str(REFUSED_FIREFOX)
+    with pytest.raises(BrowserLaunchError) as caught:
+        await tabwarden.launch(isolated=True, engine="firefox")
     assert "not marked 'browser'" in str(caught.value)
 
 

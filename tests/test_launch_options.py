@@ -28,8 +28,10 @@ def test_each_option_sets_its_configuration_field(tmp_path: Path) -> None:
         blocked_origins=("ads.example.com",),
         output_dir=tmp_path / "out",
         backend="Browser_Use",
+        engine="Firefox",
     )
     browser = config.browser
+    assert browser.engine == "firefox"
     assert browser.backend == "browser-use"
     assert browser.proxy_server == "http://proxy:3128"
     assert browser.proxy_bypass == ["localhost", ".internal.test"]
@@ -43,6 +45,7 @@ def test_each_option_sets_its_configuration_field(tmp_path: Path) -> None:
     assert config.policy.deny == ["ads.example.com"]
     assert config.files.output_dir == tmp_path / "out"
     assert {option.name for option in LAUNCH_OPTIONS} == {
+        "engine",
         "proxy_server",
         "proxy_bypass",
         "ignore_https_errors",

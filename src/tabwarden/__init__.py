@@ -24,6 +24,8 @@ from .diagnostics.network import NetworkReport, NetworkRequest, RequestDetails
 from .diagnostics.storage import StorageResult
 from .errors import (
     ActionError,
+    BiDiError,
+    BiDiTimeout,
     BrowserCrashed,
     BrowserError,
     BrowserLaunchError,
@@ -46,6 +48,7 @@ from .errors import (
     DeadlineExceeded,
     DialogBlocking,
     EndpointError,
+    EngineUnsupported,
     EvaluateDisabled,
     EvaluateTimeout,
     InvalidArgument,
@@ -93,6 +96,8 @@ __all__ = [
     "ActionError",
     "AttachRequest",
     "Backend",
+    "BiDiError",
+    "BiDiTimeout",
     "BrowserCrashed",
     "BrowserError",
     "BrowserLaunchError",
@@ -126,6 +131,7 @@ __all__ = [
     "EmulationState",
     "Endpoint",
     "EndpointError",
+    "EngineUnsupported",
     "EvaluateDisabled",
     "EvaluateTimeout",
     "InvalidArgument",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 from pydantic import ValidationError
 
@@ -14,10 +14,11 @@ from .backends.external import CDPEndpoint, ConsentCheck
 from .budget import Budget
 from .config import Config, load_config
 from .errors import ConfigError, InvalidArgument
+from .firefox.start import FirefoxStart, firefox_session
 from .launch_options import apply_launch_options
 from .session import BrowserSession
 
-__all__ = ["SessionStart", "attach", "launch", "local_backend"]
+__all__ = ["FirefoxStart", "SessionStart", "attach", "launch", "local_backend"]
 
 
 class SessionStart:
@@ -97,8 +98,27 @@ async def _started(session: BrowserSession, timeout_ms: float | None) -> Browser
     return session
 
 
+@overload
 def launch(
     *,
+    engine: Literal["firefox"],
+    isolated: bool | None = None,
+    headless: bool | None = None,
+    executable: str | None = None,
+    workspace: str | Path | None = None,
+    args: Sequence[str] = (),
+    name: str = "default",
+    config: Config | None = None,
+    secrets_file: str | Path | None = None,
+    timeout_ms: float | None = None,
+    backend: str | None = None,
+) -> FirefoxStart: ...
+
+
+@overload
+def launch(
+    *,
+    engine: Literal["chromium"] | None = None,
     isolated: bool | None = None,
     headless: bool | None = None,
     executable: str | None = None,
@@ -122,8 +142,42 @@ def launch(
     backend: str | None = None,
     isolation: str | None = None,
     cloud: Mapping[str, Any] | None = None,
-) -> SessionStart:
+) -> SessionStart: ...
+
+
+def launch(
+    *,
+    engine: Literal["chromium", "firefox"] | None = None,
+    isolated: bool | None = None,
+    headless: bool | None = None,
+    executable: str | None = None,
+    workspace: str | Path | None = None,
+    args: Sequence[str] = (),
+    name: str = "default",
+    config: Config | None = None,
+    secrets_file: str | Path | None = None,
+    timeout_ms: float | None = None,
+    proxy_server: str | None = None,
+    proxy_bypass: str | Sequence[str] | None = None,
+    ignore_https_errors: bool | None = None,
+    device: str | None = None,
+    user_agent: str | None = None,
+    storage_state: str | Path | None = None,
+    init_scripts: str | Path | Sequence[str | Path] | None = None,
+    grant_permissions: str | Sequence[str] | None = None,
+    allowed_origins: str | Sequence[str] | None = None,
+    blocked_origins: str | Sequence[str] | None = None,
+    output_dir: str | Path | None = None,
+    backend: str | None = None,
+    isolation: str | None = None,
+    cloud: Mapping[str, Any] | None = None,
+) -> SessionStart | FirefoxStart:
     """Launch a browser and return its session: a local Chromium, or a cloud browser.
+
+    ``engine`` (``browser.engine``): ``chromium`` (the default) or ``firefox``, a local
+    Firefox over WebDriver BiDi (docs/firefox.md; the local backend only) whose session
+    is a :class:`~tabwarden.firefox.FirefoxSession` (async API: ``tabwarden.sync``
+    launches Chromium).
 
     ``backend`` (``browser.backend``): ``local`` (the default) launches Chromium here;
     ``browserbase``, ``browser-use``, ``firecrawl``, ``steel`` create a browser through the
@@ -167,6 +221,7 @@ def launch(
         output_dir=output_dir,
         backend=backend,
         isolation=isolation,
+        engine=engine,
     )
     _apply_cloud(config, cloud or {})
     browser = config.browser
@@ -179,6 +234,8 @@ def launch(
     if workspace is not None:
         browser.workspace = Path(workspace)
     browser.extra_args = [*browser.extra_args, *args]
+    if browser.engine == "firefox":
+        return FirefoxStart(firefox_session(config, name), timeout_ms)
     return SessionStart(
         lambda: BrowserSession(backend_for(config, name), name=name, config=config), timeout_ms
     )

@@ -578,6 +578,15 @@ _IsolationOption = Annotated[
         "context (one shared local Chromium, a browser context each; docs/isolation.md).",
     ),
 ]
+_EngineOption = Annotated[
+    str | None,
+    typer.Option(
+        "--engine",
+        metavar="NAME",
+        help="The browser engine (browser.engine): chromium, or firefox (WebDriver BiDi: "
+        "the tools docs/engines-matrix.md lists; docs/firefox.md).",
+    ),
+]
 _UserAgentOption = Annotated[
     str | None,
     typer.Option("--user-agent", metavar="UA", help="The browser's User-Agent string."),
@@ -714,6 +723,7 @@ def mcp_command(
     ] = None,
     backend: _BackendOption = None,
     isolation: _IsolationOption = None,
+    engine: _EngineOption = None,
 ) -> None:
     """Run the MCP server (stdio by default, or HTTP)."""
     config = load_config(config_file)
@@ -732,6 +742,7 @@ def mcp_command(
         output_dir=output_dir,
         backend=backend,
         isolation=isolation,
+        engine=engine,
     )
     _apply_browser_flags(
         config,
@@ -901,6 +912,7 @@ def daemon_run(
     output_dir: _OutputDirOption = None,
     backend: _BackendOption = None,
     isolation: _IsolationOption = None,
+    engine: _EngineOption = None,
 ) -> None:
     """Run a session's daemon in the foreground (tool commands start it by themselves)."""
     logging.basicConfig(
@@ -922,6 +934,7 @@ def daemon_run(
         "output_dir": output_dir,
         "backend": backend,
         "isolation": isolation,
+        "engine": engine,
     }
     config = None
     launch_given = any(value not in (None, False) for value in launch.values())

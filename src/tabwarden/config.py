@@ -190,6 +190,13 @@ class BrowserConfig(_Section):
         "grid (a Chrome from the Selenium Grid 4 at `browser.grid.url`, docs/grid.md). "
         "The cloud section holds the providers' settings (docs/backends.md). Also --backend.",
     )
+    engine: Literal["chromium", "firefox"] = Field(
+        "chromium",
+        description="The browser engine: chromium (over CDP), or firefox (Firefox over "
+        "WebDriver BiDi, local backend only; browser.executable then "
+        "names Firefox, and $TABWARDEN_FIREFOX wins over it; docs/firefox.md and "
+        "docs/engines-matrix.md say what works). Also --engine.",
+    )
     executable: str | None = Field(
         None,
         description="Path or name of the Chromium-based browser to launch ($TABWARDEN_CHROME "

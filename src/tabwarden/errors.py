@@ -9,6 +9,7 @@ Every error a caller can see derives from :class:`TabwardenError` and carries a
     * :class:`ConfigError` — a bad configuration value or file
     * :class:`DeadlineExceeded` (also a :class:`TimeoutError`) — a call ran out of time
         * :class:`CDPTimeout` — one CDP command got no reply in time
+        * :class:`BiDiTimeout` — one WebDriver BiDi command got no reply in time
         * :class:`PageBusy` — a page did not answer in time (script running?)
         * :class:`BrowserNotResponding` — the browser itself did not answer (frozen?)
         * :class:`EvaluateTimeout` — an evaluation ran past its deadline and was stopped
@@ -50,6 +51,8 @@ Every error a caller can see derives from :class:`TabwardenError` and carries a
         * :class:`NotActionable` — hidden, disabled, covered, moving, or not editable
         * :class:`PersonInControl` — a person took over in the workbench
     * :class:`DialogBlocking` — a dialog blocks the page's script; answer it first
+    * :class:`BiDiError` — Firefox refused a WebDriver BiDi command
+    * :class:`EngineUnsupported` — not on this session's browser engine
     * :class:`ScriptError` — evaluated script threw
     * :class:`EvaluateDisabled` — evaluation is turned off by configuration
     * :class:`PolicyDenied` — the URL policy does not allow this destination
@@ -66,6 +69,8 @@ from .clipping import HINT_CHARS, MESSAGE_CHARS, clip
 
 __all__ = [
     "ActionError",
+    "BiDiError",
+    "BiDiTimeout",
     "BrowserCrashed",
     "BrowserError",
     "BrowserLaunchError",
@@ -88,6 +93,7 @@ __all__ = [
     "DeadlineExceeded",
     "DialogBlocking",
     "EndpointError",
+    "EngineUnsupported",
     "EvaluateDisabled",
     "EvaluateTimeout",
     "InvalidArgument",
@@ -163,6 +169,18 @@ class CDPTimeout(DeadlineExceeded):
         super().__init__(f"CDP command {method} got no reply within {timeout_s * 1000:.0f} ms")
 
 
+class BiDiTimeout(DeadlineExceeded):
+    """A WebDriver BiDi command got no reply before its budget ran out.
+
+    The connection stays usable; a late reply to this command is dropped.
+    """
+
+    def __init__(self, method: str, timeout_s: float) -> None:
+        self.method = method
+        self.timeout_s = timeout_s
+        super().__init__(f"BiDi command {method} got no reply within {timeout_s * 1000:.0f} ms")
+
+
 class PageBusy(DeadlineExceeded):
     """A page (or frame) did not answer before the deadline: usually a script hogs it."""
 
@@ -196,12 +214,15 @@ class BrowserNotResponding(DeadlineExceeded):
 class EvaluateTimeout(DeadlineExceeded):
     """An evaluation passed its deadline; it was terminated if it was still running."""
 
-    def __init__(self, message: str, *, elapsed_ms: int, terminated: bool) -> None:
+    def __init__(
+        self, message: str, *, elapsed_ms: int, terminated: bool, hint: str | None = None
+    ) -> None:
         self.elapsed_ms = elapsed_ms
         self.terminated = terminated
         super().__init__(
             message,
-            hint="the tab is usable again; give the script more time (timeout_ms) or make it "
+            hint=hint
+            or "the tab is usable again; give the script more time (timeout_ms) or make it "
             "finish sooner",
         )
 
@@ -220,6 +241,32 @@ class CDPError(TabwardenError):
         self.session_id = session_id
         where = f" (session {session_id})" if session_id else ""
         super().__init__(f"{method} failed{where}: {message} [code {code}]", hint="")
+
+
+class BiDiError(TabwardenError):
+    """Firefox answered a WebDriver BiDi command with an error (``error`` is the
+    specification's code, such as ``no such frame`` or ``invalid argument``)."""
+
+    def __init__(self, method: str, error: str, message: str) -> None:
+        self.method = method
+        self.error = error
+        self.bidi_message = message
+        detail = f": {message}" if message else ""
+        super().__init__(f"{method} failed: {error}{detail}", hint="")
+
+
+class EngineUnsupported(TabwardenError):
+    """The tool or call does not work on this session's browser engine."""
+
+    def __init__(self, what: str, engine: str, *, hint: str | None = None) -> None:
+        self.what = what
+        self.engine = engine
+        super().__init__(
+            f"{what} is not on this engine ({engine})",
+            hint=hint
+            or "docs/engines-matrix.md lists what each engine does; start a session with "
+            "engine chromium for it",
+        )
 
 
 class ConnectionLost(TabwardenError):

@@ -52,6 +52,7 @@ LAUNCH_OPTIONS: tuple[LaunchOption, ...] = (
     LaunchOption("output_dir", "files", "output_dir"),
     LaunchOption("backend", "browser", "backend"),
     LaunchOption("isolation", "browser", "isolation"),
+    LaunchOption("engine", "browser", "engine"),
 )
 _BY_NAME = {option.name: option for option in LAUNCH_OPTIONS}
 
@@ -72,6 +73,7 @@ def apply_launch_options(
     output_dir: PathLike | None = None,
     backend: str | None = None,
     isolation: str | None = None,
+    engine: str | None = None,
 ) -> None:
     """Set the configuration fields of the options given (None: leave it as configured).
 
@@ -93,6 +95,7 @@ def apply_launch_options(
         "output_dir": output_dir,
         "backend": backend,
         "isolation": isolation,
+        "engine": engine,
     }
     for name, value in given.items():
         if value is not None:
@@ -106,7 +109,7 @@ def _plain(name: str, value: object) -> object:
     a backend name known."""
     if name == "backend" and isinstance(value, str):
         return check_backend(value.strip().lower().replace("_", "-"))
-    if name == "isolation" and isinstance(value, str):
+    if name in ("isolation", "engine") and isinstance(value, str):
         return value.strip().lower()
     if name == "storage_state":
         return _resolved(value)

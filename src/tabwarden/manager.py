@@ -27,6 +27,8 @@ from .budget import Budget
 from .config import Config, load_config
 from .counting import counted
 from .errors import InvalidArgument, SessionClosed, SessionLimitReached, SessionNotFound
+from .firefox.session import FirefoxSession
+from .firefox.start import firefox_session
 from .session import BrowserSession
 
 __all__ = ["Reaped", "SessionManager"]
@@ -74,6 +76,8 @@ class SessionManager:
         self.config = config or load_config()
         self._backend_factory = backend_factory or _default_backend
         self._sessions: dict[str, BrowserSession] = {}
+        self._firefox: dict[str, FirefoxSession] = {}
+        """Sessions of the Firefox engine (``browser.engine: firefox``), by name."""
         self._creating: dict[str, asyncio.Lock] = {}
         self._starting: set[str] = set()
         """Sessions whose browser is starting: they count toward ``browser.max_sessions``."""
@@ -154,7 +158,9 @@ class SessionManager:
         limit = self.config.browser.max_sessions
         if limit <= 0:
             return
-        taken = {n for n in self.names() if n != name} | (self._starting - {name})
+        taken = {n for n in (*self.names(), *self.firefox_names()) if n != name} | (
+            self._starting - {name}
+        )
         if len(taken) < limit:
             return
         logger.warning(
@@ -174,6 +180,41 @@ class SessionManager:
             "close a session that is no longer needed, or raise browser.max_sessions "
             "(0 = no limit)",
         )
+
+    async def firefox(
+        self, name: str = "default", *, timeout_ms: float | None = None
+    ) -> FirefoxSession:
+        """The live Firefox session called ``name``, started now if need be."""
+        if self._closed:
+            raise SessionClosed("this session manager is closed")
+        _check_name(name)
+        self._start_reaper()
+        lock = self._creating.setdefault(name, asyncio.Lock())
+        async with lock:
+            session = self._firefox.get(name)
+            if session is not None and not session.closed:
+                return session
+            self._check_limit(name)
+            self._starting.add(name)
+            try:
+                session = firefox_session(self.config.model_copy(deep=True), name)
+                try:
+                    await session.start(timeout_ms=timeout_ms)
+                except BaseException:
+                    await session.close()
+                    raise
+            finally:
+                self._starting.discard(name)
+            self._firefox[name] = session
+            return session
+
+    def firefox_names(self) -> list[str]:
+        return [name for name, session in self._firefox.items() if not session.closed]
+
+    async def close_firefox(self, name: str) -> None:
+        session = self._firefox.pop(name, None)
+        if session is not None:
+            await session.close()
 
     def _changed(self) -> None:
         for callback in list(self.on_change):
@@ -219,6 +260,8 @@ class SessionManager:
             self._reaper = None
         if self._reaping:
             await asyncio.gather(*self._reaping, return_exceptions=True)
+        firefox, self._firefox = list(self._firefox.values()), {}
+        await asyncio.gather(*(f.close() for f in firefox), return_exceptions=True)
         sessions, self._sessions = list(self._sessions.values()), {}
         results = await asyncio.gather(*(s.close() for s in sessions), return_exceptions=True)
         for session, result in zip(sessions, results, strict=True):
@@ -240,6 +283,21 @@ class SessionManager:
             for name, session in self._sessions.items()
             if not session.busy and now - session.last_used >= timeout
         ]
+        idle_firefox = [
+            name
+            for name, firefox in self._firefox.items()
+            if not firefox.busy and now - firefox.last_used >= timeout
+        ]
+        for name in idle_firefox:
+            firefox = self._firefox.pop(name)
+            logger.info("closing Firefox session %r after %.0f s without use", name, timeout)
+            self.reaped.append(name)
+            closing = asyncio.get_running_loop().create_task(
+                firefox.close(), name=f"tabwarden-reap-{name}"
+            )
+            self._reaping.add(closing)
+            closing.add_done_callback(self._reaping.discard)
+            await asyncio.shield(closing)
         for name in idle:
             session = self._sessions.pop(name)
             logger.info(
@@ -255,7 +313,7 @@ class SessionManager:
             await asyncio.shield(closing)
         if idle:
             self._changed()
-        return idle
+        return idle + idle_firefox
 
     def _remember_reaped(self, session: BrowserSession, idle_s: float, timeout_s: float) -> None:
         self._reap_records.pop(session.name, None)  # the newest last

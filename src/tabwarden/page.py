@@ -1,7 +1,8 @@
 """Page: what the actions, the supervisor and the diagnostics need from a page.
 
-This is the seam under every action. ``Tab`` implements it over CDP; another engine
-(WebDriver BiDi) implements the same. Modules below the session layer (actions/,
+This is the seam under every action. ``CdpPage`` implements it over CDP. Its
+engine-neutral part, ``PageBasics``, is also what the Firefox engine's page (WebDriver
+BiDi, firefox/page.py) implements. Modules below the session layer (actions/,
 diagnostics/, safety/guard.py, supervisor/, screenshot.py) take a ``Page`` and never
 import ``Tab``, so the layers import downward only.
 
@@ -27,7 +28,14 @@ from .snapshot.model import SnapshotNode
 from .snapshot.refs import RefTable
 from .supervisor.dialogs import PendingDialog
 
-__all__ = ["Page", "PageLookup", "PageView", "engine_side", "is_engine_side"]
+__all__ = [
+    "Page",
+    "PageBasics",
+    "PageLookup",
+    "PageView",
+    "engine_side",
+    "is_engine_side",
+]
 
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -56,9 +64,11 @@ class PageView(NamedTuple):
     lines: list[str]
 
 
-class Page(Protocol):
-    """One page of a browser: its ids, frames, refs and state, read without awaiting;
-    ``ready_session`` and ``read_view`` talk to it."""
+class PageBasics(Protocol):
+    """What every engine's page is, whatever its protocol: ids, URL and title, refs,
+    dialogs, load state and navigation. ``Page`` (CDP: ``CdpPage``) and the Firefox
+    engine's ``FirefoxPage`` (WebDriver BiDi) both implement it; what needs a CDP
+    session, the frame registry or the supervisor is in ``Page`` alone."""
 
     @property
     def id(self) -> str:
@@ -80,6 +90,46 @@ class Page(Protocol):
     def closed(self) -> bool: ...
 
     @property
+    def opener(self) -> PageBasics | None:
+        """The page that opened this one (``window.open``, ``target=_blank``)."""
+        ...
+
+    @property
+    def refs(self) -> RefTable:
+        """The page's refs: one space across all its frames."""
+        ...
+
+    @property
+    def pending_dialog(self) -> PendingDialog | None: ...
+
+    @property
+    def last_view(self) -> Sequence[str]:
+        """The lines of the last interactive view read (what a receipt diffs against)."""
+        ...
+
+    def load_state(self) -> str:
+        """How far the current document has loaded: loading, interactive or complete."""
+        ...
+
+    def check_no_dialog(self) -> None:
+        """Raise ``DialogBlocking`` when a dialog waits for an answer."""
+        ...
+
+    navigated: bool
+    """True once anything loaded in this page beyond its first blank page."""
+
+    async def navigate(
+        self, url: str, *, wait_until: str = "load", timeout_ms: float | None = None
+    ) -> NavigationResult:
+        """Load ``url`` (a public call: the URL policy and deadlines hold)."""
+        ...
+
+
+class Page(PageBasics, Protocol):
+    """One page of a browser over CDP: its frames, sessions and state, read without
+    awaiting; ``ready_session`` and ``read_view`` talk to it."""
+
+    @property
     def crashed(self) -> bool:
         """The page's renderer crashed; only a load brings a new one."""
         ...
@@ -87,11 +137,6 @@ class Page(Protocol):
     @property
     def opener(self) -> Page | None:
         """The page that opened this one (``window.open``, ``target=_blank``)."""
-        ...
-
-    @property
-    def refs(self) -> RefTable:
-        """The page's refs: one space across all its frames."""
         ...
 
     @property
@@ -128,14 +173,6 @@ class Page(Protocol):
     def pending_dialogs(self) -> list[PendingDialog]: ...
 
     @property
-    def pending_dialog(self) -> PendingDialog | None: ...
-
-    @property
-    def last_view(self) -> Sequence[str]:
-        """The lines of the last interactive view read (what a receipt diffs against)."""
-        ...
-
-    @property
     def input_lock(self) -> asyncio.Lock:
         """Held while input goes to the page: an agent's action from its first event to
         its receipt, a person's forwarded event while it is sent."""
@@ -159,16 +196,8 @@ class Page(Protocol):
         """The current document reached network idle."""
         ...
 
-    def load_state(self) -> str:
-        """How far the current document has loaded: loading, interactive or complete."""
-        ...
-
     def halted(self) -> bool:
         """The page cannot run script now: its renderer crashed, or a dialog waits."""
-        ...
-
-    def check_no_dialog(self) -> None:
-        """Raise ``DialogBlocking`` when a dialog waits for an answer."""
         ...
 
     def blocked_by(self, dialog: PendingDialog, *, opened_now: bool = False) -> DialogBlocking: ...
@@ -199,15 +228,6 @@ class Page(Protocol):
 
     async def refresh_info(self, budget: Budget) -> None:
         """URL and title from the browser's target info (never waits on the page)."""
-        ...
-
-    navigated: bool
-    """True once anything loaded in this page beyond its first blank page."""
-
-    async def navigate(
-        self, url: str, *, wait_until: str = "load", timeout_ms: float | None = None
-    ) -> NavigationResult:
-        """Load ``url`` (a public call: the URL policy and deadlines hold)."""
         ...
 
 

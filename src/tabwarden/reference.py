@@ -17,9 +17,12 @@ import typer
 
 from .backends.cloud.matrix import MATRIX_PATH, matrix_markdown
 from .config import Config, config_reference
+from .engines import MATRIX_PATH as ENGINES_MATRIX_PATH
+from .engines import matrix_markdown as engines_matrix_markdown
 from .surfaces.mcp import tool_definition
 from .tool_groups import CONFIG_KEY, DEFAULT_GROUPS, GROUPS
 from .tools.catalog import TOOLS
+from .tools.firefox import FIREFOX_HANDLERS
 from .tools.registry import select_tools
 from .tools.spec import ToolSpec
 
@@ -115,6 +118,7 @@ def generate() -> dict[str, str]:
         "docs/reference/config.md": config_reference(),
         "docs/reference/cli.md": cli_reference(),
         MATRIX_PATH: matrix_markdown(),
+        ENGINES_MATRIX_PATH: engines_matrix_markdown(frozenset(FIREFOX_HANDLERS)),
     }
 
 

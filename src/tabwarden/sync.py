@@ -36,6 +36,7 @@ from .diagnostics.recording import RecordingFile, RecordingFormat, RecordingStar
 from .diagnostics.storage import StorageResult
 from .diagnostics.trace import TraceFile, TraceStarted
 from .errors import TabCrashed
+from .firefox.session import FirefoxSession
 from .frames import FrameRegistry
 from .manager import AskPerson, BackendFactory, Reaped
 from .manager import SessionManager as AsyncSessionManager
@@ -1048,6 +1049,16 @@ class SessionManager(Facade[AsyncSessionManager]):
     def close_all(self) -> None:
         run(unwrap(self).close_all())
 
+    def close_firefox(self, name: str) -> None:
+        run(unwrap(self).close_firefox(name))
+
+    def firefox(self, name: str = "default", *, timeout_ms: float | None = None) -> FirefoxSession:
+        """The live Firefox session called ``name``, started now if need be."""
+        return run(unwrap(self).firefox(name, timeout_ms=timeout_ms))
+
+    def firefox_names(self) -> list[str]:
+        return unwrap(self).firefox_names()
+
     def get(self, name: str = "default") -> BrowserSession:
         return wrap(BrowserSession, unwrap(self).get(name))
 
@@ -1091,6 +1102,7 @@ class SessionManager(Facade[AsyncSessionManager]):
 
 def launch(
     *,
+    engine: Literal["chromium"] | None = None,
     isolated: bool | None = None,
     headless: bool | None = None,
     executable: str | None = None,
@@ -1119,6 +1131,11 @@ def launch(
 
     Launch a browser and return its session: a local Chromium, or a cloud browser.
 
+    ``engine`` (``browser.engine``): ``chromium`` (the default) or ``firefox``, a local
+    Firefox over WebDriver BiDi (docs/firefox.md; the local backend only) whose session
+    is a :class:`~tabwarden.firefox.FirefoxSession` (async API: ``tabwarden.sync``
+    launches Chromium).
+
     ``backend`` (``browser.backend``): ``local`` (the default) launches Chromium here;
     ``browserbase``, ``browser-use``, ``firecrawl``, ``steel`` create a browser through the
     provider's API and ``cdp-template`` reaches one by ``cloud.url_template``
@@ -1145,6 +1162,7 @@ def launch(
     (``policy.allow``/``policy.deny``) and ``output_dir`` (``files.output_dir``). Lists
     take a list or text with words separated by commas or semicolons."""
     start = api.launch(
+        engine=engine,
         isolated=isolated,
         headless=headless,
         executable=executable,

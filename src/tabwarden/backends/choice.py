@@ -8,7 +8,7 @@ import os
 from collections.abc import Callable
 
 from ..config import Config
-from ..errors import ConfigError
+from ..errors import ConfigError, EngineUnsupported
 from .base import Backend
 from .cloud import cloud_backend
 from .context import SharedContext
@@ -22,6 +22,7 @@ __all__ = [
     "check_backend",
     "check_isolation",
     "local_backend",
+    "local_options",
 ]
 
 BackendFactory = Callable[[Config, str], Backend]
@@ -31,8 +32,22 @@ BackendFactory = Callable[[Config, str], Backend]
 def local_backend(config: Config, session_name: str = "default") -> Backend:
     """The local Chromium backend configured by ``config.browser``: a browser of the
     session's own, or (``browser.isolation: context``) a context of a shared one."""
+    options = local_options(config, session_name)
     browser = config.browser
-    options = LocalOptions(
+    if browser.isolation == "context":
+        # Each session sets these on the whole browser: sessions that differ in them
+        # get browsers of their own.
+        browser_wide = json.dumps(
+            [browser.ignore_https_errors, config.policy.model_dump(mode="json")], sort_keys=True
+        )
+        return SharedContext(options, browser_wide=browser_wide)
+    return LocalChromium(options)
+
+
+def local_options(config: Config, session_name: str = "default") -> LocalOptions:
+    """The options of a locally launched browser, from ``config.browser``."""
+    browser = config.browser
+    return LocalOptions(
         executable=browser.executable,
         headless=browser.headless,
         isolated=browser.isolated,
@@ -46,14 +61,6 @@ def local_backend(config: Config, session_name: str = "default") -> Backend:
         user_agent=browser.user_agent,
         allow_foreign_profile=config.safety.allow_attach,
     )
-    if browser.isolation == "context":
-        # Each session sets these on the whole browser: sessions that differ in them
-        # get browsers of their own.
-        browser_wide = json.dumps(
-            [browser.ignore_https_errors, config.policy.model_dump(mode="json")], sort_keys=True
-        )
-        return SharedContext(options, browser_wide=browser_wide)
-    return LocalChromium(options)
 
 
 def _cloud(name: str) -> BackendFactory:
@@ -95,6 +102,17 @@ def check_isolation(config: Config) -> None:
 
 
 def backend_for(config: Config, session_name: str = "default") -> Backend:
-    """The backend ``config.browser.backend`` names, for session ``session_name``."""
+    """The backend ``config.browser.backend`` names, for session ``session_name``.
+
+    The backends here serve Chromium (CDP) sessions: a Firefox session starts from
+    ``firefox/start.py`` (the session manager's ``firefox()``), so asking for a CDP
+    backend under ``browser.engine: firefox`` is refused rather than half done."""
+    if config.browser.engine != "chromium":
+        raise EngineUnsupported(
+            "this Chromium (CDP) session",
+            config.browser.engine,
+            hint="on Firefox, the tools docs/engines-matrix.md marks served work; "
+            "use engine chromium for the rest",
+        )
     check_isolation(config)
     return BACKENDS[check_backend(config.browser.backend)](config, session_name)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..errors import BrowserNotFound
 
-__all__ = ["BROWSER_NAMES", "find_browser"]
+__all__ = ["BROWSER_NAMES", "FIREFOX_NAMES", "find_browser", "find_firefox"]
 
 BROWSER_NAMES = (
     "chromium",
@@ -18,6 +18,7 @@ BROWSER_NAMES = (
     "google-chrome-stable",
     "microsoft-edge",
 )
+FIREFOX_NAMES = ("firefox-esr", "firefox")
 
 
 def find_browser(
@@ -29,10 +30,12 @@ def find_browser(
     setting: str = "browser.executable",
     env_var: str | None = "TABWARDEN_CHROME",
     places: Sequence[Path] = (),
+    kind: str = "Chromium-based browser",
 ) -> str:
     """The browser to run: ``$TABWARDEN_CHROME`` (``env_var``), then ``configured`` (the
     ``setting``), then the first of ``names`` on PATH, then the first of ``places`` (where
-    installers put a browser that is not on PATH)."""
+    installers put a browser that is not on PATH); another engine passes its own
+    ``names``, variable and ``kind``."""
     env = os.environ if env is None else env
     search_path = path if path is not None else env.get("PATH", os.defpath)
     given = [(env_var, env.get(env_var))] if env_var else []
@@ -53,8 +56,25 @@ def find_browser(
         if place.is_file() and os.access(place, os.X_OK):
             return str(place)
     raise BrowserNotFound(
-        f"no Chromium-based browser found on PATH (looked for {', '.join(names)})",
+        f"no {kind} found on PATH (looked for {', '.join(names)})",
         hint=None if env_var else f"install Chrome, Edge or Chromium, or name one in {setting}",
+    )
+
+
+def find_firefox(
+    configured: str | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    path: str | None = None,
+) -> str:
+    """Firefox to run: ``$TABWARDEN_FIREFOX``, then ``configured``, then PATH names."""
+    return find_browser(
+        configured,
+        env=env,
+        path=path,
+        names=FIREFOX_NAMES,
+        env_var="TABWARDEN_FIREFOX",
+        kind="Firefox",
     )
 
 

@@ -29,7 +29,13 @@ from .reaper import (
     sweep_stale_run_dirs,
 )
 
-__all__ = ["LocalChromium", "LocalOptions", "chromium_args", "profile_switches"]
+__all__ = [
+    "LocalChromium",
+    "LocalOptions",
+    "chromium_args",
+    "has_display",
+    "profile_switches",
+]
 
 _POLL_S = 0.01
 _GRACEFUL_EXIT_S = 5.0
@@ -142,6 +148,7 @@ class LocalChromium:
     """Launches Chromium with a workspace or throwaway profile; ``close()`` leaves nothing."""
 
     name = "local"
+    engine = "chromium"
     owns_browser = True
     browser_context_id: str | None = None
     """The browser is the session's whole: its default context."""
@@ -178,7 +185,7 @@ class LocalChromium:
         self._check_profile_switches()
         sweep_stale_run_dirs()
         executable = find_browser(self.options.executable)
-        if not self.options.headless and not _has_display():
+        if not self.options.headless and not has_display():
             raise BrowserLaunchError(
                 "a headed browser needs a display, and neither DISPLAY nor WAYLAND_DISPLAY is set",
                 hint="launch headless, or run under a display server (e.g. xvfb-run)",
@@ -352,7 +359,7 @@ def _set_pdeathsig() -> None:
     libc.prctl(pr_set_pdeathsig, signal.SIGKILL)
 
 
-def _has_display() -> bool:
+def has_display() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 

@@ -12,14 +12,14 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Self
 
 import websockets
 from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
 from ..budget import Budget
-from ..errors import CDPTimeout, ConnectionLost, EndpointError
+from ..errors import CDPTimeout, ConnectionLost, DeadlineExceeded, EndpointError
 from .protocol import (
     ANY_SESSION,
     CDPProtocol,
@@ -46,13 +46,20 @@ _CLOSE_TIMEOUT_S = 2.0
 
 
 class CDPConnection:
-    """A CDP client over one WebSocket, in flatten mode."""
+    """A CDP client over one WebSocket, in flatten mode.
+
+    The socket, the reader, the budgets and the failing of pending commands are the same
+    for any protocol of commands by id, replies and events: a subclass swaps the protocol
+    (``new_protocol``), its name in messages (``wire``) and its timeout error."""
+
+    wire = "CDP"
+    """The protocol's name in messages."""
 
     def __init__(self, ws: ClientConnection, url: str) -> None:
         self.url = url
         self._ws = ws
         # The one record of the commands in flight, each with the future its caller awaits.
-        self._protocol: CDPProtocol[asyncio.Future[JSONObject]] = CDPProtocol()
+        self._protocol: CDPProtocol[asyncio.Future[JSONObject]] = self.new_protocol()
         self._router = EventRouter()
         self._queues: set[EventQueue] = set()
         self._close_callbacks: list[Callable[[], None]] = []
@@ -62,13 +69,21 @@ class CDPConnection:
         self._closed_event = asyncio.Event()
         self.loss_error: LossError = self._default_loss_error
         self._reader = asyncio.get_running_loop().create_task(
-            self._read_loop(), name=f"cdp-reader {url}"
+            self._read_loop(), name=f"{self.wire.lower()}-reader {url}"
         )
 
+    def new_protocol(self) -> CDPProtocol[asyncio.Future[JSONObject]]:
+        """The sans-I/O protocol this connection speaks."""
+        return CDPProtocol()
+
+    def timeout_error(
+        self, method: str, timeout_s: float, session_id: str | None
+    ) -> DeadlineExceeded:
+        """The error of a command that got no reply within its budget."""
+        return CDPTimeout(method, timeout_s, session_id=session_id)
+
     @classmethod
-    async def connect(
-        cls, url: str, budget: Budget, *, shown_url: str | None = None
-    ) -> CDPConnection:
+    async def connect(cls, url: str, budget: Budget, *, shown_url: str | None = None) -> Self:
         """Open the socket to a ``ws://…/devtools/browser/…`` (or page) URL.
 
         ``shown_url``: the URL as messages show it (credentials in ``url`` replaced)."""
@@ -87,7 +102,7 @@ class CDPConnection:
             ws = await budget.run(opening, what=f"connecting to {shown}")
         except (OSError, websockets.InvalidHandshake, websockets.InvalidURI) as exc:
             detail = str(exc).replace(url, shown)
-            raise EndpointError(f"cannot open the CDP socket {shown}: {detail}") from exc
+            raise EndpointError(f"cannot open the {cls.wire} socket {shown}: {detail}") from exc
         return cls(ws, shown)
 
     # ---- properties ----------------------------------------------------------------
@@ -133,7 +148,7 @@ class CDPConnection:
         command, text = self._protocol.encode_command(method, params, session_id, waiter=future)
 
         def timeout() -> BaseException:
-            return CDPTimeout(method, budget.timeout_s, session_id=session_id)
+            return self.timeout_error(method, budget.timeout_s, session_id)
 
         try:
             await budget.run(self._ws.send(text), what=method, on_timeout=timeout)
@@ -185,7 +200,9 @@ class CDPConnection:
 
     async def wait_closed(self, budget: Budget) -> None:
         """Wait until the socket has closed (e.g. after ``Browser.close``)."""
-        await budget.run(self._closed_event.wait(), what="waiting for the CDP socket to close")
+        await budget.run(
+            self._closed_event.wait(), what=f"waiting for the {self.wire} socket to close"
+        )
 
     async def close(self) -> None:
         if self._closed:
@@ -203,11 +220,11 @@ class CDPConnection:
     def _default_loss_error(self, method: str) -> ConnectionLost:
         if self._closing:
             return ConnectionLost(
-                f"{method}: the CDP connection was closed",
+                f"{method}: the {self.wire} connection was closed",
                 hint="this session was closed; open a new one",
             )
         return ConnectionLost(
-            f"{method}: the CDP connection to {self.url} closed ({self._close_reason})"
+            f"{method}: the {self.wire} connection to {self.url} closed ({self._close_reason})"
         )
 
     async def _read_loop(self) -> None:
@@ -221,7 +238,7 @@ class CDPConnection:
             reason = "closed by tabwarden"
             raise
         except Exception as exc:  # a bug in a handler must not leave commands hanging
-            logger.exception("CDP reader failed")
+            logger.exception("%s reader failed", self.wire)
             reason = f"the reader failed: {exc!r}"
         finally:
             self._finish(reason)

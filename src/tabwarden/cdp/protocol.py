@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final, Generic, TypeVar
 
-from ..errors import CDPError
+from ..errors import CDPError, TabwardenError
 
 __all__ = [
     "ANY_SESSION",
@@ -70,7 +70,8 @@ class Reply(Generic[W]):
 @dataclass(frozen=True, slots=True)
 class ErrorReply(Generic[W]):
     command: Command
-    error: CDPError
+    error: TabwardenError
+    """The protocol's error (``CDPError`` here; ``BiDiError`` from the BiDi protocol)."""
     waiter: W
 
 
@@ -154,14 +155,19 @@ class CDPProtocol(Generic[W]):
         the socket."""
         command = Command(self._next_id, method, session_id)
         self._next_id += 1
-        message: JSONObject = {"id": command.id, "method": method}
-        if params:
-            message["params"] = params
-        if session_id is not None:
-            message["sessionId"] = session_id
+        message = self._command_message(command, params)
         self._pending[command.id] = (command, waiter)
         self.stats.sent += 1
         return command, json.dumps(message, separators=(",", ":"))
+
+    def _command_message(self, command: Command, params: JSONObject | None) -> JSONObject:
+        """The wire form of one command (another protocol on the same rules overrides it)."""
+        message: JSONObject = {"id": command.id, "method": command.method}
+        if params:
+            message["params"] = params
+        if command.session_id is not None:
+            message["sessionId"] = command.session_id
+        return message
 
     def forget(self, command_id: int) -> None:
         """Stop waiting for a command (its deadline passed); a late reply is then dropped."""
@@ -194,8 +200,7 @@ class CDPProtocol(Generic[W]):
         if not isinstance(message, dict):
             self.stats.malformed += 1
             return None
-        session_id = message.get("sessionId")
-        if "id" in message:
+        if self._is_reply(message):
             return self._receive_reply(message)
         method = message.get("method")
         if not isinstance(method, str):
@@ -203,7 +208,29 @@ class CDPProtocol(Generic[W]):
             return None
         self.stats.events += 1
         params = message.get("params")
-        return Event(method, params if isinstance(params, dict) else {}, session_id)
+        return Event(
+            method, params if isinstance(params, dict) else {}, self._event_session(message)
+        )
+
+    def _is_reply(self, message: JSONObject) -> bool:
+        return "id" in message
+
+    def _event_session(self, message: JSONObject) -> str | None:
+        """The session an event belongs to (CDP's flatten mode names it; None: the browser)."""
+        session_id = message.get("sessionId")
+        return session_id if isinstance(session_id, str) else None
+
+    def _failure(self, command: Command, message: JSONObject) -> TabwardenError | None:
+        """The error a reply carries, or None when the command succeeded."""
+        error = message.get("error")
+        if error is None:
+            return None
+        code = error.get("code", 0) if isinstance(error, dict) else 0
+        text = error.get("message", str(error)) if isinstance(error, dict) else str(error)
+        data = error.get("data") if isinstance(error, dict) else None
+        if data:
+            text = f"{text}: {data}"
+        return CDPError(command.method, code, text, command.session_id)
 
     def _receive_reply(self, message: JSONObject) -> Message[W]:
         command_id = message["id"]
@@ -213,14 +240,8 @@ class CDPProtocol(Generic[W]):
             return LateReply(command_id if isinstance(command_id, int) else -1)
         command, waiter = pending
         self.stats.replies += 1
-        error = message.get("error")
-        if error is not None:
-            code = error.get("code", 0) if isinstance(error, dict) else 0
-            text = error.get("message", str(error)) if isinstance(error, dict) else str(error)
-            data = error.get("data") if isinstance(error, dict) else None
-            if data:
-                text = f"{text}: {data}"
-            failure = CDPError(command.method, code, text, command.session_id)
+        failure = self._failure(command, message)
+        if failure is not None:
             return ErrorReply(command, failure, waiter)
         result = message.get("result")
         return Reply(command, result if isinstance(result, dict) else {}, waiter)

@@ -28,7 +28,7 @@ from .walker import Walker
 
 if TYPE_CHECKING:
     from ..frames import FrameTracker
-    from ..page import Page
+    from ..page import Page, PageBasics
     from ..supervisor.dialogs import PendingDialog
     from ..supervisor.state import SupervisorState
 
@@ -186,7 +186,7 @@ class SnapshotReader:
         raise StaleRefError(f"{entry.describe()} is no longer on the page", ref=ref)
 
 
-def header_line(page: Page) -> str:
+def header_line(page: PageBasics) -> str:
     title = json.dumps(clip_title(page.title), ensure_ascii=False)
     return f"# tab {page.id} · {title} · {clip_url(page.url)}"
 

@@ -10,6 +10,7 @@ attribute a read-only property; async objects going in or out (a ``Tab``, a
 from __future__ import annotations
 
 import inspect
+import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,8 +55,19 @@ class FacadeSpec:
 class EntryPoint:
     """An async-API function returning a ``SessionStart``; its twin returns the session."""
 
-    function: Callable[..., api.SessionStart]
+    function: Callable[..., api.SessionStart | api.FirefoxStart]
     summary: str
+
+    @property
+    def shape(self) -> Callable[..., Any]:
+        """The function whose parameters the twin takes: of an overloaded entry point, the
+        overload that returns a ``SessionStart`` (the engines the sync API serves)."""
+        for overload in typing.get_overloads(self.function):
+            if "SessionStart" in str(inspect.signature(overload).return_annotation).replace(
+                "FirefoxStart", ""
+            ):
+                return overload
+        return self.function
 
 
 FACADES = (
@@ -243,7 +255,7 @@ def _method(cls: type, name: str, function: Callable[..., Any], names: Names) ->
 def _entry_point(entry: EntryPoint, names: Names) -> str:
     function = entry.function
     session = names.facade_name(BrowserSession)
-    signature = Signature(function, names, function.__name__, returns=session)
+    signature = Signature(entry.shape, names, function.__name__, returns=session)
     module = names.use_module(function.__module__)
     wrap, run, awaited = (names.use_runtime(n) for n in ("wrap", "run", "awaited"))
     lines = [

@@ -14,6 +14,8 @@ from ..errors import ConsentRequired, SessionReaped
 from ..safety.redaction import Redactor
 
 if TYPE_CHECKING:
+    from ..firefox.page import FirefoxPage
+    from ..firefox.session import FirefoxSession
     from ..manager import SessionManager
     from ..session import BrowserSession
     from ..tab import Tab
@@ -111,6 +113,22 @@ class ToolContext:
             return ""
         return self.manager.get(self.name).take_person_notice()
 
+    @property
+    def engine(self) -> str:
+        """The browser engine this context's sessions run (``browser.engine``)."""
+        return self.manager.config.browser.engine
+
+    async def firefox(self, *, timeout_ms: float | None = None) -> FirefoxSession:
+        """The context's Firefox session (``browser.engine: firefox``), started if need be."""
+        return await self.manager.firefox(self.name, timeout_ms=timeout_ms)
+
+    async def firefox_tab(self, tab_id: str | None = None) -> FirefoxPage:
+        session = await self.firefox()
+        if tab_id is not None:
+            return session.get_tab(tab_id)
+        tab = session.active_tab
+        return tab if tab is not None else await session.new_tab()
+
     async def tab(self, tab_id: str | None = None) -> Tab:
         session = await self.session()
         if tab_id is not None:
@@ -170,6 +188,8 @@ class ToolContext:
         self._used = None  # closed on purpose: nothing to tell the next call
         if self.name in self.manager.names():
             await self.manager.close(self.name)
+        if self.name in self.manager.firefox_names():
+            await self.manager.close_firefox(self.name)
         self.cdp_url = None
         self.consent = self.manager.config.safety.allow_attach
 

@@ -22,6 +22,7 @@ from ..tool_groups import DEFAULT_GROUPS, how_to_enable, parse_groups
 from .call_writers import writer_for
 from .catalog import TOOLS
 from .context import ToolContext
+from .firefox import FIREFOX_HANDLERS, firefox_handler
 from .spec import ToolResult, ToolSpec
 
 __all__ = [
@@ -45,7 +46,10 @@ def select_tools(
     return [
         t
         for t in TOOLS
-        if t.group in wanted and (config is None or t.requires is None or t.requires(config))
+        if t.group in wanted
+        and (config is None or t.requires is None or t.requires(config))
+        # A Firefox session serves only the tools that have a handler on Firefox.
+        and (config is None or config.browser.engine != "firefox" or t.name in FIREFOX_HANDLERS)
     ]
 
 
@@ -106,11 +110,15 @@ async def call_tool(
     token = current_call.set(record)
     try:
         with writing_calls(writer_for(ctx.surface, ctx.name, enabled)):
+            known = _BY_NAME.get(name) or _ALIASES.get(name)
+            if known is not None and ctx.engine == "firefox":
+                firefox_handler(known.name)  # hidden on Firefox: say so, not "not enabled"
             spec = get_tool(name, tools)
             record.tool = spec.name
             params = validate(spec, arguments)
             _started(ctx, record)
-            result = await spec.handler(ctx, params)
+            handler = firefox_handler(spec.name) if ctx.engine == "firefox" else spec.handler
+            result = await handler(ctx, params)
     except TabwardenError as exc:
         notice = ctx.relaunch_notice()
         if notice:

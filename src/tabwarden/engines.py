@@ -1,0 +1,163 @@
+"""The engines and what each does: one declared table, tool by tool
+(docs/engines-matrix.md is generated from it: ``python -m tabwarden.reference`` writes
+it with the other generated docs).
+
+Chromium (CDP) does every tool. Firefox (WebDriver BiDi) does what its session
+(``FirefoxSession``) and pages (``FirefoxPage``) implement: from the Python API, and
+as tools where ``tools/firefox.py`` has a handler (the MCP server and the CLI daemon
+with ``browser.engine: firefox``). A tool it does not do is hidden from a Firefox
+session's tool list and refused with ``EngineUnsupported`` (never half done).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from .errors import EngineUnsupported
+
+__all__ = [
+    "ENGINES",
+    "FIREFOX",
+    "MATRIX_PATH",
+    "Engine",
+    "FirefoxSupport",
+    "check_firefox",
+    "matrix_markdown",
+]
+
+Engine = Literal["chromium", "firefox"]
+ENGINES: tuple[Engine, ...] = ("chromium", "firefox")
+MATRIX_PATH = "docs/engines-matrix.md"
+
+
+@dataclass(frozen=True, slots=True)
+class FirefoxSupport:
+    """How Firefox does one tool: the member that does it, or why nothing does."""
+
+    member: str = ""
+    """``FirefoxPage.click`` or ``FirefoxSession.tabs``; empty: not on Firefox."""
+    why_not: str = ""
+    """Why not (when ``member`` is empty), or what differs from Chromium."""
+
+    @property
+    def supported(self) -> bool:
+        return bool(self.member)
+
+
+def _on(member: str, note: str = "") -> FirefoxSupport:
+    return FirefoxSupport(member, note)
+
+
+def _not(why: str) -> FirefoxSupport:
+    return FirefoxSupport("", why)
+
+
+_NOT_YET = "not built on BiDi yet"
+
+FIREFOX: dict[str, FirefoxSupport] = {
+    "browser_navigate": _on(
+        "FirefoxPage.navigate",
+        "networkidle waits as load: BiDi has no network-idle signal; the URL policy holds",
+    ),
+    "browser_snapshot": _on(
+        "FirefoxPage.snapshot",
+        "the same walker, text and paging; scope refused; no listener-only clickables "
+        "(BiDi cannot read event listeners)",
+    ),
+    "browser_click": _on(
+        "FirefoxPage.click",
+        "a left single click (button, click_count, modifiers refused); no receipt diff",
+    ),
+    "browser_fill": _on("FirefoxPage.fill", "text fields and editable elements"),
+    "browser_type": _on("FirefoxPage.type", "delay_ms refused"),
+    "browser_press": _on("FirefoxPage.press"),
+    "browser_hover": _on("FirefoxPage.hover"),
+    "browser_select": _not(_NOT_YET),
+    "browser_check": _not(_NOT_YET),
+    "browser_scroll": _not(_NOT_YET),
+    "browser_wait": _not(_NOT_YET),
+    "browser_back": _on("FirefoxPage.back"),
+    "browser_terminate_script": _not(
+        "BiDi has no way to stop a running script; closing the tab ends it (docs/firefox.md)"
+    ),
+    "browser_dialog": _on("FirefoxPage.dialog"),
+    "browser_screenshot": _on(
+        "FirefoxPage.screenshot",
+        "the viewport as PNG (ref, full_page, jpeg, annotate, save, path refused)",
+    ),
+    "browser_get_text": _on("FirefoxPage.get_text"),
+    "browser_tabs": _on("FirefoxSession.tabs"),
+    "browser_drag": _not(_NOT_YET),
+    "browser_act_batch": _not(_NOT_YET),
+    "browser_switch_tab": _on("FirefoxSession.switch_tab"),
+    "browser_close_tab": _on("FirefoxPage.close"),
+    "browser_forward": _on("FirefoxPage.forward"),
+    "browser_reload": _on("FirefoxPage.reload"),
+    "browser_close": _on("FirefoxSession.close"),
+    "browser_get_content": _not(_NOT_YET),
+    "browser_get_images": _not(_NOT_YET),
+    "browser_evaluate": _on(
+        "FirefoxPage.evaluate",
+        "an expression in the page's realm (function, ref, frame_id, args refused); a "
+        "script still running at its deadline is not stopped",
+    ),
+    "browser_cdp": _not("CDP is Chromium's protocol"),
+    "browser_metrics": _not(_NOT_YET),
+    "browser_attach": _not("attaching takes a CDP endpoint"),
+    "browser_upload_file": _not(_NOT_YET),
+    "browser_console": _on("FirefoxPage.console", "since and clear refused"),
+    "browser_network": _not(_NOT_YET),
+    "browser_downloads": _not(_NOT_YET),
+    "browser_save_pdf": _on("FirefoxPage.pdf", "Python API only: returns the PDF's bytes"),
+    "browser_trace_start": _not("traces are Chromium's (Tracing domain)"),
+    "browser_trace_stop": _not("traces are Chromium's (Tracing domain)"),
+    "browser_record_start": _not("recordings come from Chromium's screencast"),
+    "browser_record_stop": _not("recordings come from Chromium's screencast"),
+    "browser_storage": _not(_NOT_YET),
+    "browser_emulate": _not(_NOT_YET),
+}
+"""Tool name → how Firefox does it. Every tool of the registry has a row (a test)."""
+
+
+def check_firefox(tool: str) -> None:
+    """``EngineUnsupported`` for a tool Firefox does not do (with why)."""
+    support = FIREFOX.get(tool)
+    if support is None or not support.supported:
+        why = support.why_not if support is not None else "unknown tool"
+        raise EngineUnsupported(
+            f"{tool} ({why})",
+            "firefox",
+            hint="docs/engines-matrix.md lists what Firefox does; use engine chromium for it",
+        )
+
+
+def matrix_markdown(served: frozenset[str] = frozenset()) -> str:
+    """The matrix; ``served``: the tools a Firefox session serves (tools/firefox.py)."""
+    lines = [
+        "# Engine capability matrix",
+        "",
+        "Generated from the declared table in `src/tabwarden/engines.py` by",
+        "`python -m tabwarden.reference`; do not edit by hand. Chromium (CDP) does every",
+        "tool. Firefox (WebDriver BiDi, docs/firefox.md) does the tools with a member named",
+        'here, from the Python API (`tabwarden.launch(engine="firefox")`); those marked',
+        "*served* are also tools of a Firefox session of the MCP server and the CLI daemon",
+        "(`--engine firefox`, `browser.engine: firefox`). A Firefox session lists only its",
+        "served tools; any other tool, or a parameter a Firefox handler cannot honour, is",
+        "refused with `EngineUnsupported`.",
+        "",
+        "| tool | chromium | firefox | notes |",
+        "|---|---|---|---|",
+    ]
+    for tool, support in FIREFOX.items():
+        firefox = f"yes: `{support.member}`" if support.supported else "no"
+        if tool in served:
+            firefox += ", served"
+        lines.append(f"| `{tool}` | yes | {firefox} | {support.why_not} |")
+    on = sum(1 for s in FIREFOX.values() if s.supported)
+    lines += [
+        "",
+        f"Firefox does {on} of {len(FIREFOX)} tools; a Firefox session serves {len(served)}.",
+        "",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,8 @@
+"""The Firefox engine: a browser session and its pages over WebDriver BiDi."""
+
+from __future__ import annotations
+
+from .page import ConsoleEntry, FirefoxPage
+from .session import FirefoxSession
+
+__all__ = ["ConsoleEntry", "FirefoxPage", "FirefoxSession"]

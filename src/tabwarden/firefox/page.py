@@ -1,0 +1,959 @@
+"""One Firefox tab (a top-level browsing context) over WebDriver BiDi.
+
+What the Chromium ``Tab`` does over CDP, done with BiDi's commands: navigation with
+``wait`` none|interactive|complete, the snapshot by the same in-page walker (walker.js)
+in tabwarden's own sandbox realm of each frame, refs resolved to BiDi shared ids with
+the same stale-ref rules, input with ``input.performActions`` from an element origin,
+screenshots, the console, and dialogs under the same policies.
+
+An action that opens a dialog gets no reply from Firefox until the dialog is answered
+(the page's script is stopped in it), so every action races its command against the
+dialog opening: the call returns with the dialog pending, never waits on it, and the
+command's reply is collected later by a task this page owns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+from ..bidi.connection import BiDiConnection
+from ..budget import Budget
+from ..counting import counted
+from ..engines import FIREFOX, check_firefox
+from ..errors import (
+    BiDiError,
+    DialogBlocking,
+    EvaluateTimeout,
+    InvalidArgument,
+    NavigationError,
+    NavigationTimeout,
+    NoHistoryEntry,
+    ScriptError,
+    StaleRefError,
+    TabClosed,
+    UnknownRef,
+)
+from ..frames import FrameInfo
+from ..navigation import NavigationResult, normalize_url
+from ..page import PageBasics
+from ..snapshot import DEFAULT_MAX_CHARS, RefTable, Snapshot
+from ..snapshot.build import build_tree
+from ..snapshot.captures import Capture, CaptureStore, Cursor, new_capture_id
+from ..snapshot.reading import dialog_lines, header_line
+from ..snapshot.render import check_max_chars, render_lines, select_lines
+from ..snapshot.walker import WALKER_JS, FrameWalk
+from ..supervisor.dialogs import PendingDialog, dialog_action
+from ..tasks import TaskOwner
+
+__all__ = ["WAIT_FOR", "ConsoleEntry", "FirefoxPage", "PageHost", "page_basics"]
+
+T = TypeVar("T")
+JSONObject = dict[str, Any]
+
+SANDBOX = "tabwarden"
+"""tabwarden's own realm in every frame: the page's scripts neither see nor change it."""
+
+WAIT_FOR = {
+    "commit": "none",
+    "domcontentloaded": "interactive",
+    "load": "complete",
+    "networkidle": "complete",
+}
+"""``wait_until`` (as on Chromium) → BiDi's ``wait`` of ``browsingContext.navigate``."""
+_JS_TYPES = {
+    "array": "object",
+    "map": "object",
+    "set": "object",
+    "node": "object",
+    "window": "object",
+    "date": "object",
+    "regexp": "object",
+    "null": "object",
+}
+"""BiDi's value types → JavaScript's ``typeof`` (as the Chromium engine reports it)."""
+_STAGE_EVENTS = {
+    "commit": "browsingContext.navigationCommitted",
+    "domcontentloaded": "browsingContext.domContentLoaded",
+    "load": "browsingContext.load",
+    "networkidle": "browsingContext.load",
+}
+"""``wait_until`` → the event that says a history step reached it."""
+_READY_STATES = {
+    "commit": ("loading", "interactive", "complete"),
+    "domcontentloaded": ("interactive", "complete"),
+    "load": ("complete",),
+    "networkidle": ("complete",),
+}
+_POLL_S = 0.05
+
+_RUN_WALKER = (
+    "(options) => { const w = globalThis.__tabwardenWalker;"
+    " return w ? w.snapshot(options, []) : null; }"
+)
+_FRAMES = (
+    "() => { const w = globalThis.__tabwardenWalker; if (!w) return [];"
+    " return Array.from(document.querySelectorAll('iframe, frame'),"
+    " (f) => [w.idOf(f), f.contentWindow]); }"
+)
+"""Each <iframe>'s handle with its window (BiDi serialises a window as its context id)."""
+_ELEMENT = (
+    "(handle, token) => { const w = globalThis.__tabwardenWalker;"
+    " if (!w || w.token !== token) return 'navigated';"
+    " const el = w.element(handle); if (!el) return 'gone';"
+    " el.scrollIntoView({block: 'center', inline: 'center'}); return el; }"
+)
+_CHANGED_SINCE = (
+    "(token, seen) => { const w = globalThis.__tabwardenWalker;"
+    " return !w || w.token !== token || w.changedSince(seen); }"
+)
+"""True when the frame's walker is not the one that walked, or saw a change since."""
+_SELECT_ALL = (
+    "(el) => { el.focus(); if (typeof el.select === 'function') el.select();"
+    " else { const r = document.createRange(); r.selectNodeContents(el);"
+    " const s = getSelection(); s.removeAllRanges(); s.addRange(r); } }"
+)
+_KEYS = {
+    "Backspace": "\ue003",
+    "Tab": "\ue004",
+    "Enter": "\ue007",
+    "Shift": "\ue008",
+    "Control": "\ue009",
+    "Alt": "\ue00a",
+    "Escape": "\ue00c",
+    "Space": " ",
+    "PageUp": "\ue00e",
+    "PageDown": "\ue00f",
+    "End": "\ue010",
+    "Home": "\ue011",
+    "ArrowLeft": "\ue012",
+    "ArrowUp": "\ue013",
+    "ArrowRight": "\ue014",
+    "ArrowDown": "\ue015",
+    "Delete": "\ue017",
+    "Meta": "\ue03d",
+}
+"""Key names (as the Chromium engine's ``press`` takes them) → WebDriver key values."""
+
+
+class PageHost(Protocol):
+    """What a page needs of its session (``FirefoxSession``): the socket, budgets, the
+    statuses and dialogs its events recorded."""
+
+    @property
+    def connection(self) -> BiDiConnection: ...
+
+    def budget(self, timeout_ms: float | None, kind: str) -> Budget: ...
+
+    @property
+    def dialog_policy(self) -> str:
+        """What happens to a dialog: must_respond, auto_dismiss or auto_accept."""
+        ...
+
+    def status_of(self, navigation: object) -> tuple[int | None, str]: ...
+
+    def last_dialog_of(self, page: FirefoxPage) -> PendingDialog | None: ...
+
+    def navigation_error(self, exc: BiDiError, url: str) -> NavigationError: ...
+
+    def check_navigation(self, url: str) -> None:
+        """Refuse a URL the policy does not allow (``PolicyDenied``)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class ConsoleEntry:
+    level: str
+    text: str
+    url: str
+    timestamp: float
+
+
+class FirefoxPage:
+    """One tab of a :class:`FirefoxSession`."""
+
+    engine = "firefox"
+
+    def __init__(self, session: PageHost, tab_id: str, context: str, url: str) -> None:
+        self.session = session
+        self.id = tab_id
+        self.context = context
+        self.url = url
+        self.title = ""
+        self.closed = False
+        self.opener: FirefoxPage | None = None
+        self.navigated = False
+        self.refs = RefTable()
+        self.frames: dict[str, FrameInfo] = {}
+        """Child contexts (iframes) of this tab by context id; the tab's own is not in it."""
+        self._console: list[ConsoleEntry] = []
+        self.pending_dialog: PendingDialog | None = None
+        self.last_view: list[str] = []
+        self._captures = CaptureStore(tab_id)
+        self._state = "complete"
+        self._dialog_opened = asyncio.Event()
+        self._tasks = TaskOwner(f"firefox page {tab_id}")
+
+    @property
+    def target_id(self) -> str:
+        return self.context
+
+    # ---- events (called on the connection's reader: no awaits) ----------------------
+
+    def saw_load_state(self, state: str, url: str) -> None:
+        self._state = state
+        if url:
+            self.url = url
+
+    def dialog_opened(self, dialog: PendingDialog) -> None:
+        self.pending_dialog = dialog
+        self._dialog_opened.set()
+
+    def dialog_closed(self) -> None:
+        self.pending_dialog = None
+        self._dialog_opened.clear()
+
+    def was_closed(self) -> None:
+        self.closed = True
+        self._tasks.cancel()
+
+    def load_state(self) -> str:
+        return self._state
+
+    def saw_console(self, entry: ConsoleEntry, keep: int) -> None:
+        """A console message of this tab (the last ``keep`` are kept)."""
+        self._console.append(entry)
+        del self._console[:-keep]
+
+    def console(self, *, level: str | None = None) -> list[ConsoleEntry]:
+        """The tab's console messages (``log.entryAdded``), oldest first; ``level``:
+        debug, info, warn or error only."""
+        return [e for e in self._console if level is None or e.level == level]
+
+    # ---- checks ---------------------------------------------------------------------
+
+    def check_open(self) -> None:
+        if self.closed:
+            raise TabClosed(f"tab {self.id} is closed", hint="list the tabs and pick another")
+
+    def check_no_dialog(self) -> None:
+        dialog = self.pending_dialog
+        if dialog is not None:
+            raise DialogBlocking(
+                f"a {dialog.type} dialog waits for an answer in tab {self.id}: "
+                f"{json.dumps(dialog.message, ensure_ascii=False)}",
+                dialog_type=dialog.type,
+                hint='answer it with dialog("accept") or dialog("dismiss"), then retry',
+            )
+
+    # ---- navigation -----------------------------------------------------------------
+
+    async def navigate(
+        self, url: str, *, wait_until: str = "load", timeout_ms: float | None = None
+    ) -> NavigationResult:
+        """Load ``url`` and wait for ``wait_until`` (commit, domcontentloaded, load,
+        networkidle — the last as load: BiDi has no network-idle signal)."""
+        if wait_until not in WAIT_FOR:
+            raise InvalidArgument(
+                f"wait_until must be one of {', '.join(WAIT_FOR)}, not {wait_until!r}"
+            )
+        self.check_open()
+        self.check_no_dialog()
+        url = normalize_url(url)
+        self.session.check_navigation(url)
+        budget = self.session.budget(timeout_ms, "navigation")
+        started = time.monotonic()
+        params = {"context": self.context, "url": url, "wait": WAIT_FOR[wait_until]}
+        command = self.session.connection.send("browsingContext.navigate", params, budget=budget)
+        try:
+            done, reply = await self._until_dialog(command)
+        except BiDiError as exc:
+            raise self.session.navigation_error(exc, url) from None
+        except TimeoutError:
+            raise NavigationTimeout(
+                f"{url} did not reach {wait_until} within {budget.timeout_s * 1000:.0f} ms",
+                url=url,
+                wait_until=wait_until,
+                reached=(),
+            ) from None
+        self.navigated = True
+        navigation = reply.get("navigation") if reply else None
+        if reply:
+            self.url = str(reply.get("url", url))
+        status, status_text = self.session.status_of(navigation)
+        await self._read_title(budget)
+        return NavigationResult(
+            tab_id=self.id,
+            url=self.url,
+            title=self.title,
+            status=status,
+            status_text=status_text,
+            wait_until=wait_until,
+            reached=(wait_until,) if done else (),
+            elapsed_ms=int((time.monotonic() - started) * 1000),
+            dialog=None if done else self.pending_dialog,
+            requested_url=url,
+        )
+
+    async def reload(
+        self, *, wait_until: str = "load", timeout_ms: float | None = None
+    ) -> NavigationResult:
+        """Load the current document again."""
+        if wait_until not in WAIT_FOR:
+            raise InvalidArgument(
+                f"wait_until must be one of {', '.join(WAIT_FOR)}, not {wait_until!r}"
+            )
+        self.check_open()
+        self.check_no_dialog()
+        budget = self.session.budget(timeout_ms, "navigation")
+        started = time.monotonic()
+        params = {"context": self.context, "wait": WAIT_FOR[wait_until]}
+        try:
+            done, reply = await self._until_dialog(
+                self.session.connection.send("browsingContext.reload", params, budget=budget)
+            )
+        except TimeoutError:
+            raise NavigationTimeout(
+                f"the reload of {self.url} did not reach {wait_until} within "
+                f"{budget.timeout_s * 1000:.0f} ms",
+                url=self.url,
+                wait_until=wait_until,
+                reached=(),
+            ) from None
+        status, status_text = self.session.status_of(reply.get("navigation") if reply else None)
+        await self._read_title(budget)
+        return NavigationResult(
+            tab_id=self.id,
+            url=self.url,
+            title=self.title,
+            status=status,
+            status_text=status_text,
+            wait_until=wait_until,
+            reached=(wait_until,) if done else (),
+            elapsed_ms=int((time.monotonic() - started) * 1000),
+            dialog=None if done else self.pending_dialog,
+            requested_url=self.url,
+        )
+
+    async def back(
+        self, *, wait_until: str = "load", timeout_ms: float | None = None
+    ) -> NavigationResult:
+        """Go one entry back in the tab's history and wait for ``wait_until``."""
+        return await self._traverse(-1, wait_until, timeout_ms)
+
+    async def forward(
+        self, *, wait_until: str = "load", timeout_ms: float | None = None
+    ) -> NavigationResult:
+        """Go one entry forward in the tab's history and wait for ``wait_until``."""
+        return await self._traverse(1, wait_until, timeout_ms)
+
+    async def _traverse(
+        self, delta: int, wait_until: str, timeout_ms: float | None
+    ) -> NavigationResult:
+        stage = _STAGE_EVENTS.get(wait_until)
+        if stage is None:
+            raise InvalidArgument(
+                f"wait_until must be one of {', '.join(WAIT_FOR)}, not {wait_until!r}"
+            )
+        self.check_open()
+        self.check_no_dialog()
+        budget = self.session.budget(timeout_ms, "navigation")
+        started = time.monotonic()
+        connection = self.session.connection
+        before = self.url
+        with connection.event_queue([stage]) as stages:
+            try:
+                await connection.send(
+                    "browsingContext.traverseHistory",
+                    {"context": self.context, "delta": delta},
+                    budget=budget,
+                )
+            except BiDiError as exc:
+                if exc.error == "no such history entry":
+                    raise NoHistoryEntry(
+                        f"tab {self.id} has no history entry {'back' if delta < 0 else 'forward'}",
+                        url=self.url,
+                    ) from None
+                raise
+            # A page restored from the back-forward cache sends no load event: the step is
+            # done when the document is another one and as far loaded as asked.
+            ready = _READY_STATES[wait_until]
+            while True:
+                seen = any(e.params.get("context") == self.context for e in stages.ready())
+                href, state = await self._evaluate_in(
+                    self.context, "[location.href, document.readyState]", budget
+                )
+                if (seen or href != before) and state in ready:
+                    self.url = str(href)
+                    break
+                await budget.sleep(_POLL_S)
+        await self._read_title(budget)
+        return NavigationResult(
+            tab_id=self.id,
+            url=self.url,
+            title=self.title,
+            status=None,
+            status_text="",
+            wait_until=wait_until,
+            reached=(wait_until,),
+            elapsed_ms=int((time.monotonic() - started) * 1000),
+            requested_url=self.url,
+        )
+
+    async def _read_title(self, budget: Budget) -> None:
+        if self.pending_dialog is not None:
+            return
+        try:
+            value = await self._evaluate_in(self.context, "document.title", budget)
+        except (BiDiError, ScriptError, TimeoutError):
+            return
+        if isinstance(value, str):
+            self.title = value
+
+    # ---- script ---------------------------------------------------------------------
+
+    async def evaluate(self, expression: str, *, timeout_ms: float | None = None) -> Any:
+        """Run ``expression`` in the page's own realm (awaiting a promise) within the
+        budget. BiDi has no ``terminateExecution``: a script still running at the deadline
+        keeps running (``EvaluateTimeout(terminated=False)``); a loop holds its tab (even a
+        navigation away waits for it) until the tab is closed, which ends it. Other tabs
+        keep working meanwhile."""
+        value, _ = await self.evaluate_typed(expression, timeout_ms=timeout_ms)
+        return value
+
+    async def evaluate_typed(
+        self, expression: str, *, timeout_ms: float | None = None
+    ) -> tuple[Any, str]:
+        """``evaluate``, with the value's JavaScript type (number, string, object…)."""
+        self.check_open()
+        self.check_no_dialog()
+        budget = self.session.budget(timeout_ms, "evaluate")
+        started = time.monotonic()
+        try:
+            done, remote = await self._until_dialog(
+                self._remote_in(self.context, expression, budget, sandbox=None)
+            )
+        except TimeoutError:
+            raise EvaluateTimeout(
+                f"the script did not finish within {budget.timeout_s * 1000:.0f} ms in tab "
+                f"{self.id}, and it may still run: Firefox cannot stop a running script",
+                elapsed_ms=int((time.monotonic() - started) * 1000),
+                terminated=False,
+                hint="a promise that never settles leaves the tab usable; a script that "
+                "loops holds the tab (a navigation waits for it): close the tab "
+                "(tab.close()) to end it, other tabs keep working",
+            ) from None
+        if not done or remote is None:
+            self.check_no_dialog()
+            raise TabClosed(f"tab {self.id}: the script ended with no result")
+        kind = str(remote.get("type", "undefined"))
+        return _value(remote), _JS_TYPES.get(kind, kind)
+
+    async def _evaluate_in(
+        self, context: str, expression: str, budget: Budget, *, sandbox: str | None = SANDBOX
+    ) -> Any:
+        return _value(await self._remote_in(context, expression, budget, sandbox=sandbox))
+
+    async def _remote_in(
+        self, context: str, expression: str, budget: Budget, *, sandbox: str | None = SANDBOX
+    ) -> JSONObject:
+        target: JSONObject = {"context": context}
+        if sandbox:
+            target["sandbox"] = sandbox
+        reply = await self.session.connection.send(
+            "script.evaluate",
+            {
+                "expression": expression,
+                "target": target,
+                "awaitPromise": True,
+                "resultOwnership": "none",
+            },
+            budget=budget,
+        )
+        return _result(reply)
+
+    async def _call_in(
+        self, context: str, function: str, arguments: list[JSONObject], budget: Budget
+    ) -> JSONObject:
+        """Call ``function`` in tabwarden's sandbox of ``context``; the remote value."""
+        reply = await self.session.connection.send(
+            "script.callFunction",
+            {
+                "functionDeclaration": function,
+                "target": {"context": context, "sandbox": SANDBOX},
+                "arguments": arguments,
+                "awaitPromise": False,
+                "resultOwnership": "none",
+            },
+            budget=budget,
+        )
+        return _result(reply)
+
+    # ---- snapshot -------------------------------------------------------------------
+
+    async def snapshot(
+        self,
+        *,
+        full: bool = False,
+        max_chars: int = DEFAULT_MAX_CHARS,
+        cursor: int | str = 0,
+        find: str | None = None,
+        timeout_ms: float | None = None,
+    ) -> Snapshot:
+        """The page's accessibility view with refs, as on Chromium: the same walker, text,
+        header, ``find``, and pages of ``max_chars`` read by ``cursor`` from one walk
+        (saying when the page changed since). Same-origin and cross-origin iframes are
+        inlined under their <iframe>. A pending dialog is named in the header; the page
+        is still read (tabwarden's sandbox runs while a dialog waits)."""
+        start = Cursor.parse(cursor)
+        check_max_chars(max_chars)
+        self.check_open()
+        budget = self.session.budget(timeout_ms, "snapshot")
+        if start.capture is not None:
+            capture = self._captures.continued(start, full=full, scope=None, find=find)
+            changed = await self._changed_since(capture, budget)
+            return capture.later_page(max_chars=max_chars, start=start.line, changed=changed)
+        walks: dict[str, FrameWalk] = {}
+        await self._walk(self.context, None, full, budget, walks, depth=0)
+        root = build_tree(walks, self.context, self.refs)
+        top = walks.get(self.context)
+        if top is not None:
+            self.title = top.title
+        lines = render_lines(root, full=full, page_url=self.url)
+        if not full:
+            self.last_view = lines
+        dialog = self.pending_dialog
+        header = [header_line(self), *dialog_lines([dialog] if dialog is not None else [])]
+        header, selected = select_lines(header, lines, find)
+        capture = Capture(
+            id=new_capture_id(),
+            tab_id=self.id,
+            url=self.url,
+            title=self.title,
+            full=full,
+            scope=None,
+            find=find,
+            root=root,
+            header=header,
+            lines=lines,
+            selected=selected,
+            frames=frozenset(walks),
+            marks=tuple(walk.mark for walk in walks.values()),
+        )
+        snapshot = capture.page(max_chars=max_chars)
+        if snapshot.page.next_cursor is not None:
+            self._captures.keep(capture)
+        return snapshot
+
+    async def _changed_since(self, capture: Capture, budget: Budget) -> bool | None:
+        """Whether any walked frame changed since the capture (None: could not tell)."""
+        try:
+            for mark in capture.marks:
+                changed = await self._call_in(
+                    mark.frame_id,
+                    _CHANGED_SINCE,
+                    [_serialise(mark.token), _serialise(mark.changes)],
+                    budget,
+                )
+                if _value(changed) is not False:
+                    return True
+        except (BiDiError, ScriptError):
+            return None
+        return False
+
+    async def _walk(
+        self,
+        context: str,
+        parent: str | None,
+        full: bool,
+        budget: Budget,
+        walks: dict[str, FrameWalk],
+        depth: int,
+    ) -> None:
+        if depth > 8 or context in walks:
+            return
+        try:
+            raw = await self._run_walker(context, full, budget)
+        except BiDiError:
+            return  # a frame that went away while it was walked: its <iframe> stays empty
+        if raw is None:
+            return
+        data = json.loads(raw)
+        url = self.url if parent is None else self.frames.get(context, _frame(context, parent)).url
+        walk = FrameWalk(
+            frame=FrameInfo(context, parent, url, data.get("w", ""), None, False),
+            nodes=data.get("n", []),
+            scroll=(float(data.get("sx", 0)), float(data.get("sy", 0))),
+            title=str(data.get("t", "")),
+            token=str(data.get("w", "")),
+            changes=int(data.get("c", 0)),
+        )
+        walks[context] = walk
+        frames = _value(await self._call_in(context, _FRAMES, [], budget))
+        for handle, window in frames if isinstance(frames, list) else []:
+            child = window.get("context") if isinstance(window, dict) else None
+            if isinstance(handle, int) and isinstance(child, str):
+                walk.children[handle] = child
+                await self._walk(child, context, full, budget, walks, depth + 1)
+
+    async def _run_walker(self, context: str, full: bool, budget: Budget) -> str | None:
+        options = _serialise({"all": full, "added": [], "gone": [], "drops": []})
+        for _ in range(2):
+            value = _value(await self._call_in(context, _RUN_WALKER, [options], budget))
+            if isinstance(value, str):
+                return value
+            # Not installed in this document's sandbox yet: install it, then run it.
+            await self._evaluate_in(context, WALKER_JS, budget)
+        return None
+
+    # ---- refs -----------------------------------------------------------------------
+
+    async def element(self, ref: str, budget: Budget) -> tuple[str, JSONObject]:
+        """The live element a ref names, as (its context, its BiDi shared reference),
+        scrolled into view; ``StaleRefError`` when it is gone or navigated away."""
+        entry = self.refs.get(ref)
+        if entry is None:
+            if self.refs.known(ref):
+                raise StaleRefError(f"{ref} is too old to use", ref=ref)
+            raise UnknownRef(f"no ref {ref} in tab {self.id}", ref=ref)
+        label = entry.describe()
+        if entry.frame_id != self.context and entry.frame_id not in self.frames:
+            raise StaleRefError(f"{label} was in a frame that is gone", ref=ref)
+        try:
+            found = await self._call_in(
+                entry.frame_id,
+                _ELEMENT,
+                [_serialise(entry.handle), _serialise(entry.world)],
+                budget,
+            )
+        except BiDiError as exc:
+            raise StaleRefError(
+                f"{label} was in a frame that is gone ({exc.error})", ref=ref
+            ) from None
+        value = found.get("value")
+        if found.get("type") == "string" and value == "navigated":
+            raise StaleRefError(f"{label} belonged to a page that has navigated away", ref=ref)
+        shared = found.get("sharedId")
+        if found.get("type") != "node" or not isinstance(shared, str):
+            raise StaleRefError(f"{label} was removed from the page", ref=ref)
+        return entry.frame_id, {"sharedId": shared}
+
+    # ---- input ----------------------------------------------------------------------
+
+    async def click(self, ref: str, *, timeout_ms: float | None = None) -> PendingDialog | None:
+        """Click the element ``ref`` names at its centre. A dialog the click opens is
+        returned (pending, or answered by the policy), never waited on."""
+        self.check_open()
+        self.check_no_dialog()
+        budget = self.session.budget(timeout_ms, "action")
+        context, element = await self.element(ref, budget)
+        actions = [
+            {
+                "type": "pointer",
+                "id": "tabwarden-mouse",
+                "parameters": {"pointerType": "mouse"},
+                "actions": [
+                    {
+                        "type": "pointerMove",
+                        "x": 0,
+                        "y": 0,
+                        "origin": {"type": "element", "element": element},
+                    },
+                    {"type": "pointerDown", "button": 0},
+                    {"type": "pointerUp", "button": 0},
+                ],
+            }
+        ]
+        return await self._perform(context, actions, budget)
+
+    async def hover(self, ref: str, *, timeout_ms: float | None = None) -> None:
+        """Move the mouse to the centre of the element ``ref`` names."""
+        self.check_open()
+        self.check_no_dialog()
+        budget = self.session.budget(timeout_ms, "action")
+        context, element = await self.element(ref, budget)
+        move = {
+            "type": "pointerMove",
+            "x": 0,
+            "y": 0,
+            "origin": {"type": "element", "element": element},
+        }
+        actions = [
+            {
+                "type": "pointer",
+                "id": "tabwarden-mouse",
+                "parameters": {"pointerType": "mouse"},
+                "actions": [move],
+            }
+        ]
+        await self._perform(context, actions, budget)
+
+    async def fill(
+        self, ref: str, value: str, *, timeout_ms: float | None = None
+    ) -> PendingDialog | None:
+        """Replace the field's text with ``value``, with real key events (its text is
+        selected, then typed over; an empty ``value`` deletes it)."""
+        self.check_open()
+        self.check_no_dialog()
+        budget = self.session.budget(timeout_ms, "action")
+        context, element = await self.element(ref, budget)
+        await self._call_in(context, _SELECT_ALL, [element], budget)
+        keys = [_KEYS["Backspace"]] if not value else list(value)
+        return await self._keys(context, keys, budget)
+
+    async def press(
+        self, key: str, *, ref: str | None = None, timeout_ms: float | None = None
+    ) -> PendingDialog | None:
+        """Press one key or a chord (``Enter``, ``Control+a``), into ``ref`` (clicked
+        first) or the focused element."""
+        if ref is not None:
+            dialog = await self.click(ref, timeout_ms=timeout_ms)
+            if dialog is not None:
+                return dialog
+        self.check_open()
+        self.check_no_dialog()
+        budget = self.session.budget(timeout_ms, "action")
+        parts = key.split("+") if len(key) > 1 else [key]
+        values = [_KEYS.get(part, part) for part in parts]
+        if any(len(v) != 1 for v in values):
+            raise InvalidArgument(
+                f"unknown key {key!r}",
+                hint=f"a character, or one of {', '.join(sorted(_KEYS))}, joined by + for a chord",
+            )
+        down = [{"type": "keyDown", "value": v} for v in values]
+        up = [{"type": "keyUp", "value": v} for v in reversed(values)]
+        actions = [{"type": "key", "id": "tabwarden-keyboard", "actions": down + up}]
+        return await self._perform(self.context, actions, budget)
+
+    async def type(
+        self, text: str, *, ref: str | None = None, timeout_ms: float | None = None
+    ) -> PendingDialog | None:
+        """Type ``text`` key by key (into ``ref``, clicked first, else the focused element)."""
+        if ref is not None:
+            dialog = await self.click(ref, timeout_ms=timeout_ms)
+            if dialog is not None:
+                return dialog
+        else:
+            self.check_open()
+            self.check_no_dialog()
+        budget = self.session.budget(timeout_ms, "action")
+        return await self._keys(self.context, list(text), budget)
+
+    async def _keys(self, context: str, values: list[str], budget: Budget) -> PendingDialog | None:
+        keys: list[JSONObject] = []
+        for value in values:
+            keys += [{"type": "keyDown", "value": value}, {"type": "keyUp", "value": value}]
+        actions = [{"type": "key", "id": "tabwarden-keyboard", "actions": keys}]
+        return await self._perform(context, actions, budget)
+
+    async def _perform(
+        self, context: str, actions: list[JSONObject], budget: Budget
+    ) -> PendingDialog | None:
+        # An element origin is found in the context it came from (a frame's own).
+        params = {"context": context, "actions": actions}
+        done, _ = await self._until_dialog(
+            self.session.connection.send("input.performActions", params, budget=budget)
+        )
+        return None if done else self.session.last_dialog_of(self)
+
+    async def _until_dialog(self, work: Awaitable[T]) -> tuple[bool, T | None]:
+        """``work``'s result, unless a dialog opens first: then (False, None) at once, and
+        ``work`` is left to finish (Firefox answers it once the dialog is) on a task this
+        page owns, whose result is dropped."""
+        task = self._tasks.spawn(_awaited(work), name=f"firefox {self.id} command")
+        opened = asyncio.ensure_future(self._dialog_opened.wait())
+        try:
+            await asyncio.wait({task, opened}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            opened.cancel()
+        if not task.done() and self.session.dialog_policy != "must_respond":
+            # The policy answers the dialog at once: the command's reply follows the answer.
+            await asyncio.wait({task})
+        if task.cancelled() or (task.done() and self.closed):
+            # The tab closed under the call (its tasks end with it).
+            task.cancel()
+            raise TabClosed(f"tab {self.id} closed during the call", hint="list the tabs")
+        if task.done():
+            return True, task.result()
+        return False, None
+
+    # ---- dialogs --------------------------------------------------------------------
+
+    async def dialog(
+        self,
+        action: str = "accept",
+        *,
+        prompt_text: str | None = None,
+        timeout_ms: float | None = None,
+    ) -> PendingDialog:
+        """Answer the pending dialog (``accept`` or ``dismiss``; ``prompt_text`` for a
+        prompt), as the Chromium tab's ``dialog``."""
+        accept = dialog_action(action)
+        dialog = self.pending_dialog
+        if dialog is None:
+            raise InvalidArgument(
+                f"no dialog waits in tab {self.id}", hint="take a snapshot to see the page"
+            )
+        budget = self.session.budget(timeout_ms, "action")
+        params: JSONObject = {"context": dialog.frame_id or self.context, "accept": accept}
+        if prompt_text is not None:
+            params["userText"] = prompt_text
+        await self.session.connection.send(
+            "browsingContext.handleUserPrompt", params, budget=budget
+        )
+        self.dialog_closed()
+        return dialog
+
+    # ---- screenshots and the rest ---------------------------------------------------
+
+    async def screenshot(self, *, timeout_ms: float | None = None) -> bytes:
+        """A PNG of the viewport."""
+        self.check_open()
+        budget = self.session.budget(timeout_ms, "screenshot")
+        reply = await self.session.connection.send(
+            "browsingContext.captureScreenshot", {"context": self.context}, budget=budget
+        )
+        return base64.b64decode(str(reply.get("data", "")))
+
+    async def pdf(self, *, timeout_ms: float | None = None) -> bytes:
+        """The page printed to PDF (``browsingContext.print``)."""
+        self.check_open()
+        self.check_no_dialog()
+        budget = self.session.budget(timeout_ms, "screenshot")
+        reply = await self.session.connection.send(
+            "browsingContext.print", {"context": self.context}, budget=budget
+        )
+        return base64.b64decode(str(reply.get("data", "")))
+
+    async def get_text(
+        self, ref: str | None = None, *, max_chars: int = 20_000, timeout_ms: float | None = None
+    ) -> str:
+        """The visible text of the element ``ref`` names, or of the whole page (bounded
+        by ``max_chars``)."""
+        self.check_open()
+        self.check_no_dialog()
+        budget = self.session.budget(timeout_ms, "action")
+        if ref is None:
+            value = await self._evaluate_in(self.context, "document.body.innerText", budget)
+        else:
+            context, element = await self.element(ref, budget)
+            value = _value(await self._call_in(context, "(el) => el.innerText", [element], budget))
+        text = value if isinstance(value, str) else ""
+        if len(text) > max_chars:
+            text = text[:max_chars] + f"\n[… {counted(len(text) - max_chars, 'more character')}]"
+        return text
+
+    async def close(self, *, timeout_ms: float | None = None) -> None:
+        if self.closed:
+            return
+        budget = self.session.budget(timeout_ms, "action")
+        try:
+            await self.session.connection.send(
+                "browsingContext.close",
+                {"context": self.context, "promptUnload": False},
+                budget=budget,
+            )
+        except BiDiError as exc:
+            if exc.error != "no such frame":
+                raise
+        self.was_closed()
+
+    async def aclose_tasks(self) -> None:
+        await self._tasks.close()
+
+
+async def _awaited(work: Awaitable[T]) -> T:
+    return await work
+
+
+def _frame(context: str, parent: str) -> FrameInfo:
+    return FrameInfo(context, parent, "", "", None, False)
+
+
+def _result(reply: JSONObject) -> JSONObject:
+    """The remote value of a script reply; a thrown exception is a ``ScriptError``."""
+    if reply.get("type") == "exception":
+        details = reply.get("exceptionDetails") or {}
+        text = str(details.get("text", "the script threw"))
+        raise ScriptError(
+            f"the script threw: {text}",
+            text=text,
+            line=int(details.get("lineNumber", 0)),
+            column=int(details.get("columnNumber", 0)),
+            url="",
+        )
+    result = reply.get("result")
+    return result if isinstance(result, dict) else {}
+
+
+def _value(remote: JSONObject) -> Any:
+    """A BiDi remote value as plain JSON (objects as dicts, nodes by their shared id)."""
+    kind = remote.get("type")
+    value = remote.get("value")
+    if kind in ("undefined", "null"):
+        return None
+    if kind in ("string", "boolean"):
+        return value
+    if kind == "number":
+        if isinstance(value, str):  # NaN, Infinity, -0
+            return {"NaN": float("nan"), "-0": -0.0, "Infinity": float("inf")}.get(
+                value, float("-inf")
+            )
+        return value
+    if kind == "bigint":
+        return int(str(value))
+    if kind in ("array", "set"):
+        return [_value(item) for item in value or []]
+    if kind in ("object", "map"):
+        out: dict[str, Any] = {}
+        for key, item in value or []:
+            out[key if isinstance(key, str) else json.dumps(_value(key))] = _value(item)
+        return out
+    if kind == "window":
+        return value if isinstance(value, dict) else {}
+    if kind == "node":
+        return {"sharedId": remote.get("sharedId")}
+    return value
+
+
+def _serialise(value: Any) -> JSONObject:
+    """A plain JSON value as a BiDi local value (an argument of ``script.callFunction``)."""
+    if value is None:
+        return {"type": "null"}
+    if isinstance(value, bool):
+        return {"type": "boolean", "value": value}
+    if isinstance(value, (int, float)):
+        return {"type": "number", "value": value}
+    if isinstance(value, str):
+        return {"type": "string", "value": value}
+    if isinstance(value, (list, tuple)):
+        return {"type": "array", "value": [_serialise(v) for v in value]}
+    if isinstance(value, dict):
+        return {"type": "object", "value": [[str(k), _serialise(v)] for k, v in value.items()]}
+    raise InvalidArgument(f"cannot pass {type(value).__name__} to the page")
+
+
+def _refusal(tool: str) -> Callable[..., Awaitable[None]]:
+    async def refused(self: FirefoxPage, *args: object, **kwargs: object) -> None:
+        check_firefox(tool)
+
+    refused.__doc__ = f"Not on Firefox: raises ``EngineUnsupported`` ({tool})."
+    return refused
+
+
+# The Chromium tab's calls that Firefox does not do fail at once, saying so (never half
+# done, never an AttributeError): each names its tool in the engines' table.
+for _tool, _support in FIREFOX.items():
+    _name = _tool.removeprefix("browser_")
+    if not _support.supported and _name not in vars(FirefoxPage):
+        setattr(FirefoxPage, _name, _refusal(_tool))
+
+
+def page_basics(page: FirefoxPage) -> PageBasics:
+    """The page as the engine-neutral seam (type-checked: FirefoxPage implements it)."""
+    return page

@@ -1,0 +1,175 @@
+"""What the Firefox engine does beyond the conformance suite: tabs and popups from
+context events, cross-origin frames, console, PDF, dialog policies, and a hung script."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import time
+from collections.abc import AsyncIterator
+
+import pytest
+
+import tabwarden
+from tabwarden.budget import Budget
+from tabwarden.config import Config
+from tabwarden.errors import (
+    BrowserCrashed,
+    ConnectionLost,
+    EvaluateTimeout,
+    NoHistoryEntry,
+    PolicyDenied,
+    TabClosed,
+)
+from tabwarden.firefox import FirefoxSession
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+async def firefox() -> AsyncIterator[FirefoxSession]:
+    async with tabwarden.launch(isolated=True, engine="firefox") as session:
+        yield session
+
+
+async def _until(check, what: str) -> None:
+    budget = Budget(10)
+    while not check():
+        assert not budget.expired, what
+        await budget.sleep(0.02)
+
+
+async def test_a_popup_is_a_tab_with_its_opener_and_closing_it_is_seen(firefox, server):
+    tab = await firefox.new_tab(server.url("/popups.html"))
+    before = {t.id for t in firefox.tabs}
+    snapshot = (await tab.snapshot()).text
+    ref = next(line for line in snapshot.splitlines() if "window.open" in line)
+    await tab.click(ref.split("[ref=")[1].split("]")[0])
+    await _until(lambda: len(firefox.tabs) > len(before), "no popup tab appeared")
+    popup = next(t for t in firefox.tabs if t.id not in before)
+    assert popup.opener is tab
+    assert firefox.active_tab is popup
+    await _until(lambda: popup.url.endswith("/index.html"), "the popup never loaded")
+    with contextlib.suppress(TabClosed):  # the tab may close before its reply
+        await popup.evaluate("window.close()")
+    await _until(lambda: popup.closed, "the popup's close was not seen")
+    with pytest.raises(TabClosed):
+        await popup.snapshot()
+    await tab.close()
+
+
+async def test_a_cross_origin_iframe_is_walked_and_its_refs_act(firefox, server, other_origin):
+    tab = await firefox.new_tab(server.url(f"/frames.html?child={other_origin.base}"))
+    text = (await tab.snapshot()).text
+    assert text.count("- iframe") == 2, text
+    cross = text.split('iframe "Cross origin"')[1]
+    assert "[ref=e" in cross, text
+    await tab.close()
+
+
+async def test_console_messages_are_kept_per_tab(firefox, server):
+    tab = await firefox.new_tab(server.url("/engines.html"))
+    await tab.evaluate("console.error('broken ' + 42); console.log('fine')")
+    await _until(lambda: len(tab.console()) >= 2, "the console messages never came")
+    assert [e.text for e in tab.console(level="error")] == ["broken 42"]
+    await tab.close()
+
+
+async def test_pdf_screenshot_switch_tab_and_no_history(firefox, server):
+    tab = await firefox.new_tab(server.url("/engines.html"))
+    assert (await tab.pdf()).startswith(b"%PDF")
+    assert (await tab.screenshot()).startswith(b"\x89PNG")
+    assert await firefox.switch_tab(tab.id) is tab
+    with pytest.raises(NoHistoryEntry):
+        await tab.forward()
+    await tab.close()
+
+
+async def test_a_script_that_hangs_holds_only_its_tab_and_closing_the_tab_ends_it(
+    firefox, server, other_origin
+):
+    other = await firefox.new_tab(other_origin.url("/engines.html"))
+    hung = await firefox.new_tab(server.url("/engines.html"))
+    started = time.monotonic()
+    with pytest.raises(EvaluateTimeout) as caught:
+        await hung.evaluate("while (true) {}", timeout_ms=500)
+    assert time.monotonic() - started < 5
+    assert caught.value.terminated is False
+    assert "close the tab" in caught.value.hint
+    assert await other.evaluate("1 + 1", timeout_ms=5000) == 2  # other tabs keep working
+    await hung.close(timeout_ms=5000)
+    fresh = await firefox.new_tab(server.url("/engines.html"), timeout_ms=10_000)
+    assert await fresh.evaluate("document.title", timeout_ms=5000) == "Engines"
+    await other.close()
+    await fresh.close()
+
+
+@pytest.mark.parametrize("policy", ["auto_accept", "auto_dismiss"])
+async def test_the_dialog_policy_answers_at_once(policy, server):
+    config = Config()
+    config.browser.dialog_policy = policy
+    async with tabwarden.launch(isolated=True, engine="firefox", config=config) as session:
+        tab = session.active_tab
+        await tab.navigate(server.url("/engines.html"))
+        snapshot = (await tab.snapshot()).text
+        ref = next(line for line in snapshot.splitlines() if 'button "Confirm"' in line)
+        await tab.click(ref.split("[ref=")[1].split("]")[0])
+        expected = "confirm true" if policy == "auto_accept" else "confirm false"
+        budget = Budget(10)
+        while await tab.evaluate("document.title") != expected:
+            assert not budget.expired
+            await budget.sleep(0.05)
+        assert tab.pending_dialog is None
+
+
+async def test_a_browser_that_dies_fails_its_calls_at_once_and_leaves_nothing(server):
+    session = await tabwarden.launch(isolated=True, engine="firefox")
+    profile = session.backend.profile_dir
+    try:
+        tab = session.active_tab
+        await tab.navigate(server.url("/engines.html"))
+        pending = asyncio.ensure_future(tab.evaluate("new Promise(() => {})", timeout_ms=30_000))
+        await asyncio.sleep(0)  # the command is on its way
+        started = time.monotonic()
+        os.killpg(session.backend.pid, signal.SIGKILL)
+        with pytest.raises((ConnectionLost, TabClosed)):
+            await pending
+        assert time.monotonic() - started < 5
+        with pytest.raises((BrowserCrashed, TabClosed)) as caught:
+            await tab.navigate(server.url("/engines.html"))
+        assert caught.value.hint
+        with pytest.raises(BrowserCrashed) as crashed:
+            await session.new_tab()
+        # How the process ended, once it is reaped (the socket may close a moment before).
+        assert "SIGKILL" in str(crashed.value) or "connection to Firefox closed" in str(
+            crashed.value
+        )
+    finally:
+        await session.close()
+    assert not profile.parent.exists()
+
+
+async def test_the_url_policy_holds_for_the_agent_and_for_the_page(server, other_origin):
+    config = Config()
+    config.policy.deny = ["localhost"]  # other_origin's host
+    async with tabwarden.launch(isolated=True, engine="firefox", config=config) as session:
+        tab = session.active_tab
+        with pytest.raises(PolicyDenied) as caught:
+            await tab.navigate(other_origin.url("/engines.html"))
+        assert "deny list entry localhost" in str(caught.value)
+        assert tab.url == "about:blank"  # refused before anything was sent
+        # A frame of the page on the denied host is never loaded.
+        await tab.navigate(server.url(f"/frames.html?child={other_origin.base}"))
+        text = (await tab.snapshot()).text
+        assert "Frame button" in text.split('iframe "Cross origin"')[0]  # the allowed frame
+        assert "Frame button" not in text.split('iframe "Cross origin"')[1], text
+        assert session.blocked and session.blocked[-1].url.startswith(other_origin.base)
+        # The page's own link to the denied host goes nowhere.
+        await tab.evaluate(f"location.href = {other_origin.url('/engines.html')!r}")
+        budget = Budget(10)
+        while len(session.blocked) < 2:
+            assert not budget.expired, "the page's navigation was not judged"
+            await budget.sleep(0.05)
+        assert await tab.evaluate("location.host") != other_origin.base.split("//")[1]
