@@ -262,6 +262,42 @@ async def test_each_session_judges_and_records_only_its_own_pages(tmp_path, serv
         assert [t.id for t in await b.tabs()] == [quiet.id]
 
 
+async def test_a_document_is_paused_browser_wide_once_however_many_sessions_share(tmp_path, server):
+    # Each session's own browser-wide interceptor would pause every document of every
+    # session, one after the other: a page load would cost a round trip per session.
+    async with _sessions(tmp_path, "a", "b", "c") as sessions:
+        paused: list[str] = []
+        for session in sessions:
+            session.connection.subscribe(
+                "Fetch.requestPaused",
+                lambda event: paused.append(event.params["request"]["url"]),
+                None,
+            )
+        tab = await sessions[0].new_tab(server.url("/second.html"))
+        await tab.navigate(server.url("/index.html"))
+        assert "Test home" in (await tab.snapshot()).text
+        assert paused == []
+
+
+async def test_a_link_opened_in_a_new_tab_is_judged_before_it_loads(tmp_path, server, other_origin):
+    # Chromium creates the tab with the URL and loads it before any session attaches:
+    # only the shared browser's own gate sees that load.
+    target = other_origin.url("/index.html")
+    async with _sessions(tmp_path, "a", "b", blocked_origins=["localhost"]) as (a, _):
+        tab = await a.new_tab(server.url("/policy_links.html?to=" + quote(target)))
+        before = {t.id for t in await a.tabs()}
+        await tab.click("#link", modifiers=["Control"])
+        opened = None
+        budget = Budget(15)
+        while opened is None:
+            budget.check("the new tab")
+            opened = next((t for t in await a.tabs() if t.id not in before), None)
+            await budget.sleep(0.05)
+        text = (await opened.snapshot()).text
+        assert "Test home" not in text
+        assert (await _value(opened, "document.title")) != "Test home"
+
+
 _CHILD = textwrap.dedent(
     """
     import asyncio, sys

@@ -9,6 +9,8 @@ from collections.abc import Callable
 
 from ..config import Config
 from ..errors import ConfigError, EngineUnsupported
+from ..safety.paths import WorkspacePaths
+from ..safety.url_policy import UrlPolicy
 from .base import Backend
 from .cloud import cloud_backend
 from .context import SharedContext
@@ -37,10 +39,18 @@ def local_backend(config: Config, session_name: str = "default") -> Backend:
     if browser.isolation == "context":
         # Each session sets these on the whole browser: sessions that differ in them
         # get browsers of their own.
+        workspace = WorkspacePaths.from_config(config).root
+        # The workspace decides only which file: URLs may load: with those off, sessions
+        # of other workspaces judge every document alike and may share.
+        judged_files = str(workspace) if config.policy.allow_file else None
         browser_wide = json.dumps(
-            [browser.ignore_https_errors, config.policy.model_dump(mode="json")], sort_keys=True
+            [browser.ignore_https_errors, config.policy.model_dump(mode="json"), judged_files],
+            sort_keys=True,
         )
-        return SharedContext(options, browser_wide=browser_wide)
+        policy = UrlPolicy.from_config(config.policy, workspace)
+        return SharedContext(
+            options, browser_wide=browser_wide, gate=lambda url: policy.check(url).allowed
+        )
     return LocalChromium(options)
 
 

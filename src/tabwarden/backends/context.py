@@ -8,7 +8,7 @@ from ..budget import Budget
 from ..errors import BrowserLaunchError, ConfigError
 from .base import Endpoint
 from .local import LocalOptions, profile_switches
-from .shared_browser import ContextLease, SharedBrowsers, shared_browsers
+from .shared_browser import ContextLease, DocumentGate, SharedBrowsers, shared_browsers
 
 __all__ = ["SharedContext"]
 
@@ -28,12 +28,14 @@ class SharedContext:
         options: LocalOptions,
         *,
         browser_wide: str = "",
+        gate: DocumentGate | None = None,
         pool: SharedBrowsers | None = None,
     ) -> None:
         self.options = options
         self.viewport: tuple[int, int] | None = options.window_size
         self._browser_wide = browser_wide
         """The settings the session applies browser-wide (shared_browser.py)."""
+        self._gate = gate
         self._pool = pool or shared_browsers
         self._lease: ContextLease | None = None
 
@@ -62,7 +64,9 @@ class SharedContext:
         if self._lease is not None:
             await self.close()
         check_context_options(self.options)
-        self._lease = await self._pool.lease(self.options, budget, browser_wide=self._browser_wide)
+        self._lease = await self._pool.lease(
+            self.options, budget, browser_wide=self._browser_wide, gate=self._gate
+        )
         return self._lease.endpoint
 
     async def reconnect(self, budget: Budget) -> Endpoint:

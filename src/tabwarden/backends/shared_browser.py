@@ -9,6 +9,13 @@ over the pool's own connection to that browser. Releasing a lease disposes its c
 profile. A browser that died is replaced by the next lease, once for all its sessions:
 the leases of the dead one are only counted down. The browser process is a
 ``LocalChromium``'s, so the reaper ends it at exit like any launched browser.
+
+The first load of a page created with a URL starts before any session has attached to
+it, so only a browser-wide interceptor can judge it (safety/guard.py). In a shared
+browser that is the pool's ``DocumentGate``, once for all its sessions: were each
+session's own, Chromium would pause every document request once per session, one
+after the other, and each page load would cost a round trip per session (their
+policies are the same: sessions share a browser only then).
 """
 
 from __future__ import annotations
@@ -18,19 +25,35 @@ import contextlib
 import dataclasses
 import logging
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..budget import Budget
 from ..cdp.connection import CDPConnection
-from ..errors import BrowserLaunchError, CDPError, ConnectionLost, DeadlineExceeded
+from ..cdp.protocol import Event
+from ..errors import (
+    BrowserLaunchError,
+    CDPError,
+    ConnectionLost,
+    DeadlineExceeded,
+    TabwardenError,
+)
+from ..tasks import TaskOwner
 from .base import Endpoint
 from .local import LocalChromium, LocalOptions
 
-__all__ = ["ContextLease", "SharedBrowser", "SharedBrowsers", "shared_browsers"]
+__all__ = ["ContextLease", "DocumentGate", "SharedBrowser", "SharedBrowsers", "shared_browsers"]
 
 logger = logging.getLogger("tabwarden.backends")
 
 _DISPOSE_S = 5.0
+_ANSWER_S = 10.0
+
+DocumentGate = Callable[[str], bool]
+"""Whether a document (a page's or a frame's) at this URL may load: the sessions' URL
+policy, applied browser-wide by the shared browser itself."""
+_DOCUMENTS = {"urlPattern": "*", "resourceType": "Document", "requestStage": "Request"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,10 +88,12 @@ class _Key:
 class SharedBrowser:
     """One launched browser and the pool's connection to it (it makes the contexts)."""
 
-    def __init__(self, options: LocalOptions) -> None:
+    def __init__(self, options: LocalOptions, gate: DocumentGate | None = None) -> None:
         # The shared browser's profile is always a throwaway one: the sessions' data
         # lives in their contexts, which keep nothing on disk.
         self.local = LocalChromium(dataclasses.replace(options, isolated=True))
+        self._gate = gate
+        self._answers = TaskOwner("shared browser: document gate")
         self.endpoint: Endpoint | None = None
         self.leases = 0
         self.retired = False
@@ -98,6 +123,12 @@ class SharedBrowser:
         self.endpoint = await self.local.start(budget)
         try:
             self._connection = await CDPConnection.connect(self.endpoint.ws_url, budget)
+            if self._gate is not None:
+                connection = self._connection
+                connection.subscribe(
+                    "Fetch.requestPaused", lambda event: self._on_paused(connection, event), None
+                )
+                await connection.send("Fetch.enable", {"patterns": [_DOCUMENTS]}, budget=budget)
         except BaseException:
             await self.retire()
             raise
@@ -117,9 +148,24 @@ class SharedBrowser:
                 "Target.disposeBrowserContext", {"browserContextId": context_id}, budget=budget
             )
 
+    def _on_paused(self, connection: CDPConnection, event: Event) -> None:
+        """On the reader: judge the document, answer on an owned task."""
+        assert self._gate is not None
+        request_id = event.params.get("requestId")
+        if not request_id:
+            return
+        url = str(event.params.get("request", {}).get("url", ""))
+        answer: tuple[str, dict[str, Any]] = (
+            ("Fetch.continueRequest", {"requestId": request_id})
+            if self._gate(url)
+            else ("Fetch.failRequest", {"requestId": request_id, "errorReason": "BlockedByClient"})
+        )
+        self._answers.spawn(_answer(connection, *answer), name=f"gate {request_id}")
+
     async def retire(self) -> None:
         """End the browser (whatever state it is in) and remove its profile."""
         self.retired = True
+        self._answers.cancel()
         if self.local.pid is not None:
             self._ended = self.local.exit_status() or "was ended by tabwarden"
         connection, self._connection = self._connection, None
@@ -173,11 +219,18 @@ class SharedBrowsers:
         ]
 
     async def lease(
-        self, options: LocalOptions, budget: Budget, *, browser_wide: str = ""
+        self,
+        options: LocalOptions,
+        budget: Budget,
+        *,
+        browser_wide: str = "",
+        gate: DocumentGate | None = None,
     ) -> ContextLease:
         """A new context in the browser these settings share (launched, or replaced when
         it died, first). ``browser_wide``: the browser-wide settings the session applies,
-        as text; only sessions with the same text share a browser."""
+        as text; only sessions with the same text share a browser. ``gate``: the URL
+        policy on documents, which those settings include, applied by the browser's
+        launcher (the first lease's; the others' are the same)."""
         mine = self._loops.setdefault(asyncio.get_running_loop(), _LoopBrowsers())
         key = _Key.of(options, browser_wide)
         async with mine.locks.setdefault(key, asyncio.Lock()):
@@ -190,7 +243,7 @@ class SharedBrowsers:
                 await shared.retire()
                 shared = None
             if shared is None:
-                shared = SharedBrowser(options)
+                shared = SharedBrowser(options, gate)
                 await shared.start(budget)
                 self.launches += 1
                 mine.browsers[key] = shared
@@ -219,6 +272,11 @@ class SharedBrowsers:
             if key is not None and mine.browsers.get(key) is shared:
                 del mine.browsers[key]
             await shared.retire()
+
+
+async def _answer(connection: CDPConnection, method: str, params: dict[str, Any]) -> None:
+    with contextlib.suppress(TabwardenError):  # the page or the browser went away meanwhile
+        await connection.send(method, params, budget=Budget(_ANSWER_S))
 
 
 shared_browsers = SharedBrowsers()

@@ -126,7 +126,11 @@ class PolicyGuard:
 
     def browser_fetch_commands(self) -> list[tuple[str, dict[str, Any]]]:
         """The browser target's ``Fetch.enable``: every document request, whichever page
-        it is for, including the first load of a page created with a URL."""
+        it is for, including the first load of a page created with a URL. None in a
+        shared browser (context mode): its launcher judges documents browser-wide once
+        for all its sessions (backends/shared_browser.py), with the same policy."""
+        if self._services.browser_context_id is not None:
+            return []
         return [("Fetch.enable", {"patterns": [dict(_DOCUMENTS)]})]
 
     # ---- reading -------------------------------------------------------------------
@@ -249,16 +253,6 @@ class PolicyGuard:
         resource_type = params.get("resourceType", "Other")
         frame_id = params.get("frameId", "")
         browser_wide = event.session_id is None
-        if (
-            browser_wide
-            and self._services.browser_context_id is not None
-            and self._tab_of_frame(frame_id) is None
-        ):
-            # A shared browser (context mode): every session's browser-wide interceptor
-            # sees every session's documents. One of no page of this session's context
-            # is another session's, which judges and records it (their policies are the
-            # same: sessions share a browser only then, backends/shared_browser.py).
-            return self._pass(url, resource_type, frame_id)
         if resource_type == "Document" and self._judged_by_the_other(params, url, browser_wide):
             return self._pass(url, resource_type, frame_id)
         if browser_wide:
