@@ -10,7 +10,9 @@ Run from the project root (nothing leaves 127.0.0.1)::
 Each agent session: launch (or start a context, or a Grid session), open a local page,
 take a snapshot, click a button ``--clicks`` times (each click checked by the page's
 counter at the end), evaluate an expression, close. All sessions of a mode start
-together. For each mode it prints:
+together; the clicks begin once every session has its page, so click latency is that
+of all sessions working at once, not of clicks beside other sessions' browser starts.
+For each mode it prints:
 
 * throughput: tool calls per second over the whole run, and sessions per minute;
 * click latency, p50 and p95 over every click of every session;
@@ -34,6 +36,7 @@ import contextlib
 import gc
 import http.server
 import os
+import random
 import re
 import statistics
 import sys
@@ -121,6 +124,7 @@ class ModeResult:
     python_pss_mb: float
     browser_pss_mb: float
     browsers: int
+    python_cpu_s: float
 
     def print(self) -> None:
         clicks = [ms for run in self.runs for ms in run.clicks_ms]
@@ -149,6 +153,10 @@ class ModeResult:
             f"  memory per session    Python {python_mb:6.2f} MB + browser "
             f"{self.browser_pss_mb / per:6.1f} MB PSS  ({self.browsers} browser process "
             f"tree(s): {self.browser_pss_mb:,.0f} MB in all)"
+        )
+        print(
+            f"  this Python process   {self.python_cpu_s:8.1f} s of CPU "
+            f"({self.python_cpu_s / self.wall_s:.2f} of a core over the run)"
         )
         print(
             f"  errors                {sum(errors.values())}"
@@ -196,34 +204,63 @@ def _name(proc: psutil.Process) -> str:
 _COUNT_REF = re.compile(r'button "Count"[^\n]*?\[ref=([^\]]+)\]')
 
 
+class _Phases:
+    """Points every agent reaches before any goes on (a failed agent arrives at once)."""
+
+    def __init__(self, parties: int) -> None:
+        self.parties = parties
+        self._arrived: Counter[str] = Counter()
+        self._all: dict[str, asyncio.Event] = {}
+
+    def _event(self, phase: str) -> asyncio.Event:
+        return self._all.setdefault(phase, asyncio.Event())
+
+    def arrive(self, phase: str) -> None:
+        self._arrived[phase] += 1
+        if self._arrived[phase] >= self.parties:
+            self._event(phase).set()
+
+    async def all_at(self, phase: str) -> None:
+        await self._event(phase).wait()
+
+    def open(self, phase: str) -> None:
+        self._event(phase).set()
+
+
 async def _agent(
     start: Callable[[], Any],
     url: str,
     clicks: int,
     run: AgentRun,
     opened: list[tabwarden.BrowserSession],
-    all_open: asyncio.Event,
-    first_pages: list[None],
-    sessions: int,
+    phases: _Phases,
+    think_s: float,
 ) -> None:
     started = time.perf_counter()
     browser: tabwarden.BrowserSession | None = None
+    left = ["open", "done"]
     try:
         browser = await start()
         opened.append(browser)
         tab = await browser.new_tab(url)
         run.first_page_ms = (time.perf_counter() - started) * 1000
         run.calls += 1
-        first_pages.append(None)
-        if len(first_pages) == sessions:
-            all_open.set()
+        phases.arrive(left.pop(0))
         snapshot = await tab.snapshot()
         run.calls += 1
         found = _COUNT_REF.search(snapshot.text)
         if found is None:
             raise RuntimeError("no Count button in the snapshot")
         ref = found.group(1)
+        # The clicks begin once every session has its page: click latency is measured
+        # with all sessions working, not beside a storm of browser starts (which time to
+        # first page measures).
+        await phases.all_at("open")
         for _ in range(clicks):
+            if think_s:
+                # An agent's model thinking between calls, for as long as models do: half
+                # to one and a half times the mean, so agents do not act in lockstep.
+                await asyncio.sleep(think_s * random.uniform(0.5, 1.5))
             began = time.perf_counter()
             await tab.click(ref)
             run.clicks_ms.append((time.perf_counter() - began) * 1000)
@@ -232,13 +269,13 @@ async def _agent(
         run.calls += 1
         if counted != clicks:
             raise RuntimeError(f"the page counted {counted} clicks of {clicks}")
-        # Memory is read while every session still has its page open.
-        await all_open.wait()
+        phases.arrive(left.pop(0))
+        # Memory is read with every session open and none working; then they close.
+        await phases.all_at("measured")
     except Exception as exc:
         run.error = f"{type(exc).__name__}: {exc}"
-        first_pages.append(None)
-        if len(first_pages) >= sessions:
-            all_open.set()
+        for phase in left:
+            phases.arrive(phase)
     finally:
         if browser is not None:
             with contextlib.suppress(Exception):
@@ -246,7 +283,12 @@ async def _agent(
 
 
 async def run_mode(
-    mode: str, sessions: int, clicks: int, url: str, grid: Any | None = None
+    mode: str,
+    sessions: int,
+    clicks: int,
+    url: str,
+    grid: Any | None = None,
+    think_s: float = 0.0,
 ) -> ModeResult:
     def start() -> Any:
         if mode == "grid":
@@ -260,14 +302,14 @@ async def run_mode(
 
     runs = [AgentRun() for _ in range(sessions)]
     opened: list[tabwarden.BrowserSession] = []
-    all_open = asyncio.Event()
-    first_pages: list[None] = []
+    phases = _Phases(sessions)
     measured: dict[str, Any] = {}
     gc.collect()
     python_before = pss_mb([psutil.Process()])
 
     async def measure() -> None:
-        await all_open.wait()
+        await phases.all_at("done")
+        began = time.perf_counter()
         gc.collect()
         processes, trees = _browser_processes(
             [s for s in opened if not s.closed], grid.process.pid if grid is not None else None
@@ -276,16 +318,20 @@ async def run_mode(
             python=pss_mb([psutil.Process()]) - python_before,
             browser=pss_mb(processes),
             trees=trees,
+            took_s=time.perf_counter() - began,
         )
+        phases.open("measured")
 
+    cpu_before = sum(psutil.Process().cpu_times()[:2])
     began = time.perf_counter()
     meter = asyncio.create_task(measure())
     await asyncio.gather(
-        *(_agent(start, url, clicks, run, opened, all_open, first_pages, sessions) for run in runs)
+        *(_agent(start, url, clicks, run, opened, phases, think_s) for run in runs)
     )
-    wall = time.perf_counter() - began
-    all_open.set()
     await meter
+    # The run's time, less the pause in which memory was read.
+    wall = time.perf_counter() - began - measured.get("took_s", 0.0)
+    python_cpu_s = sum(psutil.Process().cpu_times()[:2]) - cpu_before
     return ModeResult(
         mode=mode if mode != "grid" else f"grid ({grid.max_sessions} slots)",
         sessions=sessions,
@@ -294,6 +340,7 @@ async def run_mode(
         python_pss_mb=measured.get("python", 0.0),
         browser_pss_mb=measured.get("browser", 0.0),
         browsers=measured.get("trees", 0),
+        python_cpu_s=python_cpu_s,
     )
 
 
@@ -329,16 +376,21 @@ async def main(args: argparse.Namespace) -> int:
     site = _Site()
     print(
         f"tabwarden {tabwarden.__version__} scale bench — {args.sessions} sessions per mode, "
-        f"{args.clicks} clicks each, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, "
+        f"{args.clicks} clicks each, {args.think_ms:g} ms before each click, "
+        f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, "
         f"{psutil.virtual_memory().total / 2**30:.0f} GB"
     )
     try:
         for mode in modes:
             if mode == "grid":
                 with _grid(args.grid_slots or args.sessions) as grid:
-                    result = await run_mode(mode, args.sessions, args.clicks, site.url, grid)
+                    result = await run_mode(
+                        mode, args.sessions, args.clicks, site.url, grid, args.think_ms / 1000
+                    )
             else:
-                result = await run_mode(mode, args.sessions, args.clicks, site.url)
+                result = await run_mode(
+                    mode, args.sessions, args.clicks, site.url, None, args.think_ms / 1000
+                )
             result.print()
     finally:
         site.close()
@@ -360,5 +412,11 @@ if __name__ == "__main__":
     )
     parser.add_argument(
         "--grid-slots", type=int, default=0, help="the Grid's slots (default: --sessions)"
+    )
+    parser.add_argument(
+        "--think-ms",
+        type=float,
+        default=0.0,
+        help="each agent's mean pause before each click, as a model's thinking (0: back to back)",
     )
     sys.exit(asyncio.run(main(parser.parse_args())))
