@@ -43,12 +43,12 @@ _INPUT_S = 5.0
 _SUMMARY_DELAY_S = 0.25
 """Session cards are sent at most this often (several events make one update)."""
 _THUMBNAIL_EVERY_S = 2.0
-_FRAME_WAIT_S = 30.0
 _DEFER_S = 0.25
 """The longest a page's frames and events wait for an agent's action to end."""
 _STILL_AFTER_S = 1.0
-"""A watched tab that sends no frame this long is captured once (a still page's start
-frame can be lost to a change of its viewport, and it paints no other)."""
+"""A watched tab that sends no frame this long at first, or after an agent's call, is
+captured once (a still page's start frame can be lost to a change of its viewport, and
+it paints no other; a screencast restarted after a call may send none)."""
 _SHOWN_WAIT_S = 1.0
 """A page that does not say it showed a frame gets the next one after this anyway."""
 _ENVELOPE = ("type", "session", "tab", "watching", "active")
@@ -322,19 +322,25 @@ class Viewer:
         self._feed = feed
         activity = self.session.activity if self.session is not None else None
         first = True
+        shown_after = activity.last_call if activity is not None else None
         while not tab.closed and not feed.closed:
             if activity is not None:
                 await activity.until_agent_idle(_DEFER_S)  # see _pump_events
+            # After an agent's call, the view must show its outcome: a screencast paused
+            # for the call and started again sends a frame of its own, but one that does
+            # not (a loaded machine, a page that stopped painting) is made up for by a
+            # still capture.
+            acted = activity is not None and activity.last_call is not shown_after
             try:
-                got = await feed.next(Budget(_STILL_AFTER_S if first else _FRAME_WAIT_S))
+                # Waits a second at a time, so a call that ends meanwhile is noticed.
+                got = await feed.next(Budget(_STILL_AFTER_S))
             except TabwardenError:
                 return  # the tab went away, or the feed was closed
-            if got is None and first:
-                frame = await self._still(tab)
-            elif got is None:
-                continue  # nothing repainted for a while (a background tab paints nothing)
-            else:
-                frame = LiveFrame.of(got)
+            if got is None and not (first or acted):
+                continue  # nothing repainted (a background tab paints nothing)
+            if activity is not None:
+                shown_after = activity.last_call
+            frame = await self._still(tab) if got is None else LiveFrame.of(got)
             first = False
             if frame is None:
                 continue
