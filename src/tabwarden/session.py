@@ -56,7 +56,7 @@ from .supervisor.supervisor import Supervisor
 from .tab import Tab, TabInfo
 from .tabs import TabRegistry, close_targets
 from .tasks import TaskOwner
-from .unresponsive import explain_failure
+from .unresponsive import BrowserProbe, explain_failure
 
 __all__ = ["BrowserSession"]
 
@@ -661,6 +661,7 @@ class BrowserSession:
             raise page.crashed_error()  # only a load brings a new renderer
         self._busy += 1
         self.last_used = time.monotonic()
+        probe = BrowserProbe(self._services, budget)
         try:
             await self._link.ensure(budget)
             if page is None:
@@ -673,16 +674,17 @@ class BrowserSession:
         except TabwardenError as exc:
             if isinstance(exc, CDPTimeout) and page is not None and page.pending_dialogs:
                 page.check_no_dialog()  # what held the page: a dialog, not a busy script
-            better = await self._explain(exc, page, budget)
+            better = await self._explain(exc, page, budget, probe)
             if better is exc:
                 raise
             raise better from exc
         finally:
+            probe.close()
             self._busy -= 1
             self.last_used = time.monotonic()
 
     async def _explain(
-        self, error: TabwardenError, tab: Page | None, budget: Budget
+        self, error: TabwardenError, tab: Page | None, budget: Budget, probe: BrowserProbe
     ) -> TabwardenError:
         """What a failed call should say: that the session or tab it ran on was closed
         under it, why the browser or page did not answer in time (unresponsive.py), or
@@ -691,7 +693,7 @@ class BrowserSession:
             return error
         if self._link.closing or self._closed:
             return SessionClosed(f"session {self.name!r} was closed while this call ran")
-        return await explain_failure(self._services, tab, error, budget)
+        return await explain_failure(self._services, tab, error, budget, probe)
 
     def _browser_cdp(self) -> CDPSession:
         return self._services.browser_cdp()

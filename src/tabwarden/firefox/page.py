@@ -258,12 +258,7 @@ class FirefoxPage:
     ) -> NavigationResult:
         """Load ``url`` and wait for ``wait_until`` (commit, domcontentloaded, load,
         networkidle — the last as load: BiDi has no network-idle signal)."""
-        if wait_until not in WAIT_FOR:
-            raise InvalidArgument(
-                f"wait_until must be one of {', '.join(WAIT_FOR)}, not {wait_until!r}"
-            )
-        self.check_open()
-        self.check_no_dialog()
+        self._ready_to_navigate(wait_until)
         url = normalize_url(url)
         self.session.check_navigation(url)
         budget = self.session.budget(timeout_ms, "navigation")
@@ -285,31 +280,13 @@ class FirefoxPage:
         navigation = reply.get("navigation") if reply else None
         if reply:
             self.url = str(reply.get("url", url))
-        status, status_text = self.session.status_of(navigation)
-        await self._read_title(budget)
-        return NavigationResult(
-            tab_id=self.id,
-            url=self.url,
-            title=self.title,
-            status=status,
-            status_text=status_text,
-            wait_until=wait_until,
-            reached=(wait_until,) if done else (),
-            elapsed_ms=int((time.monotonic() - started) * 1000),
-            dialog=None if done else self.pending_dialog,
-            requested_url=url,
-        )
+        return await self._navigated(navigation, wait_until, done, started, url, budget)
 
     async def reload(
         self, *, wait_until: str = "load", timeout_ms: float | None = None
     ) -> NavigationResult:
         """Load the current document again."""
-        if wait_until not in WAIT_FOR:
-            raise InvalidArgument(
-                f"wait_until must be one of {', '.join(WAIT_FOR)}, not {wait_until!r}"
-            )
-        self.check_open()
-        self.check_no_dialog()
+        self._ready_to_navigate(wait_until)
         budget = self.session.budget(timeout_ms, "navigation")
         started = time.monotonic()
         params = {"context": self.context, "wait": WAIT_FOR[wait_until]}
@@ -325,7 +302,28 @@ class FirefoxPage:
                 wait_until=wait_until,
                 reached=(),
             ) from None
-        status, status_text = self.session.status_of(reply.get("navigation") if reply else None)
+        navigation = reply.get("navigation") if reply else None
+        return await self._navigated(navigation, wait_until, done, started, self.url, budget)
+
+    def _ready_to_navigate(self, wait_until: str) -> None:
+        if wait_until not in WAIT_FOR:
+            raise InvalidArgument(
+                f"wait_until must be one of {', '.join(WAIT_FOR)}, not {wait_until!r}"
+            )
+        self.check_open()
+        self.check_no_dialog()
+
+    async def _navigated(
+        self,
+        navigation: object,
+        wait_until: str,
+        done: bool,
+        started: float,
+        requested_url: str,
+        budget: Budget,
+    ) -> NavigationResult:
+        """The result of a navigation that ended (``done``) or was held by a dialog."""
+        status, status_text = self.session.status_of(navigation)
         await self._read_title(budget)
         return NavigationResult(
             tab_id=self.id,
@@ -337,7 +335,7 @@ class FirefoxPage:
             reached=(wait_until,) if done else (),
             elapsed_ms=int((time.monotonic() - started) * 1000),
             dialog=None if done else self.pending_dialog,
-            requested_url=self.url,
+            requested_url=requested_url,
         )
 
     async def back(
