@@ -95,6 +95,7 @@ from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 from . import __version__
 from .backends.executable import find_browser
+from .backends.local import has_display
 from .backends.profiles import workspace_profile_dir
 from .backends.reaper import pid_alive
 from .config import Config, load_config
@@ -864,20 +865,13 @@ def workbench_command(
             f"or it could not listen: see its log)"
         )
         raise typer.Exit(1)
-    opened = open_page and _has_display() and webbrowser.open(str(url))
+    opened = open_page and has_display() and webbrowser.open(str(url))
     if as_json:
         typer.echo(json.dumps({"url": url, "session": session, "opened": bool(opened)}))
         return
     typer.echo(f"workbench of session {session}: {url}")
     if not opened:
         typer.echo("open that address in a browser on this machine")
-
-
-def _has_display() -> bool:
-    """A browser window can be shown (Linux and BSD need an X or Wayland display)."""
-    if sys.platform in ("darwin", "win32"):
-        return True
-    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
 @daemon_app.command("run", cls=_Command)

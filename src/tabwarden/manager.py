@@ -115,12 +115,7 @@ class SessionManager:
         timeout_ms: float | None = None,
     ) -> BrowserSession:
         """The live session called ``name``, started now if it does not exist (idempotent)."""
-        if self._closed:
-            raise SessionClosed("this session manager is closed")
-        _check_name(name)
-        self._start_reaper()
-        lock = self._creating.setdefault(name, asyncio.Lock())
-        async with lock:
+        async with self._starting_lock(name):
             session = self._sessions.get(name)
             if session is not None and not session.closed:
                 if _same_endpoint(session, cdp_url):
@@ -152,6 +147,15 @@ class SessionManager:
             self._sessions[name] = session
             self._changed()
             return session
+
+    def _starting_lock(self, name: str) -> asyncio.Lock:
+        """The lock under which session ``name`` is looked up or started (one start per
+        name at a time), once the manager is known to be open and the name valid."""
+        if self._closed:
+            raise SessionClosed("this session manager is closed")
+        _check_name(name)
+        self._start_reaper()
+        return self._creating.setdefault(name, asyncio.Lock())
 
     def _check_limit(self, name: str) -> None:
         """SessionLimitReached when starting ``name`` would pass ``browser.max_sessions``."""
@@ -185,12 +189,7 @@ class SessionManager:
         self, name: str = "default", *, timeout_ms: float | None = None
     ) -> FirefoxSession:
         """The live Firefox session called ``name``, started now if need be."""
-        if self._closed:
-            raise SessionClosed("this session manager is closed")
-        _check_name(name)
-        self._start_reaper()
-        lock = self._creating.setdefault(name, asyncio.Lock())
-        async with lock:
+        async with self._starting_lock(name):
             session = self._firefox.get(name)
             if session is not None and not session.closed:
                 return session

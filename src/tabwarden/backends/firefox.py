@@ -20,7 +20,7 @@ from ..budget import Budget
 from ..errors import BrowserLaunchError, DeadlineExceeded
 from .base import Endpoint
 from .executable import find_firefox
-from .local import LocalChromium, LocalOptions, has_display
+from .local import LocalChromium, LocalOptions
 from .reaper import make_run_dir, sweep_stale_run_dirs
 
 __all__ = ["PREFS", "LocalFirefox", "firefox_args"]
@@ -98,11 +98,7 @@ class LocalFirefox(LocalChromium):
             await self.close()
         sweep_stale_run_dirs()
         executable = find_firefox(self.options.executable)
-        if not self.options.headless and not has_display():
-            raise BrowserLaunchError(
-                "a headed browser needs a display, and neither DISPLAY nor WAYLAND_DISPLAY is set",
-                hint="launch headless, or run under a display server (e.g. xvfb-run)",
-            )
+        self._require_display()
         run_dir = make_run_dir()
         self._run_dir = run_dir
         try:

@@ -179,17 +179,21 @@ class LocalChromium:
                 return f"was killed by {signal.Signals(-code).name}"
         return f"exited with code {code}"
 
+    def _require_display(self) -> None:
+        """A headed browser needs a display server to open its window on."""
+        if not self.options.headless and not has_display():
+            raise BrowserLaunchError(
+                "a headed browser needs a display, and neither DISPLAY nor WAYLAND_DISPLAY is set",
+                hint="launch headless, or run under a display server (e.g. xvfb-run)",
+            )
+
     async def start(self, budget: Budget) -> Endpoint:
         if self._process is not None:
             await self.close()
         self._check_profile_switches()
         sweep_stale_run_dirs()
         executable = find_browser(self.options.executable)
-        if not self.options.headless and not has_display():
-            raise BrowserLaunchError(
-                "a headed browser needs a display, and neither DISPLAY nor WAYLAND_DISPLAY is set",
-                hint="launch headless, or run under a display server (e.g. xvfb-run)",
-            )
+        self._require_display()
         run_dir = make_run_dir()
         self._run_dir = run_dir
         try:
@@ -360,6 +364,9 @@ def _set_pdeathsig() -> None:
 
 
 def has_display() -> bool:
+    """A browser window can be shown (Linux and the BSDs need an X or Wayland display)."""
+    if sys.platform in ("darwin", "win32"):
+        return True
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 

@@ -25,7 +25,7 @@ from ..budget import Budget
 from ..errors import BrowserLaunchError, ConfigError, DeadlineExceeded
 from .discovery import read_active_port
 from .executable import find_browser
-from .local import profile_switches
+from .local import has_display, profile_switches
 from .profiles import claim_profile, data_root
 from .reaper import kill_process_group, remove_tree, singleton_dir
 
@@ -159,7 +159,7 @@ async def launch_user_browser(options: UserBrowserOptions, budget: Budget) -> La
             "yourself with --remote-debugging-port and attach to it",
         )
     executable = find_user_browser(options.executable)
-    if not options.headless and not _has_display():
+    if not options.headless and not has_display():
         raise BrowserLaunchError(
             "a browser window needs a display, and neither DISPLAY nor WAYLAND_DISPLAY is set",
             hint="run where a display is, or set browser.attach.headless: true",
@@ -247,12 +247,6 @@ class _Missing(dict[str, str]):
 
     def __missing__(self, key: str) -> str:
         return "{" + key + "}"
-
-
-def _has_display() -> bool:
-    if not sys.platform.startswith("linux"):
-        return True
-    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
 def _is_root() -> bool:
