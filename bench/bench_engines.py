@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import psutil
 from figures import Row, Table
+from leftovers import children_now, report_leftovers
 from pages import generate_page
 
 import tabwarden
@@ -142,21 +142,9 @@ def _ratio_note(table: Table, rows: dict[str, Row]) -> None:
         table.note(f"{rows['firefox'].name}: Firefox / Chromium = {firefox / chromium:.2f}")
 
 
-def _our_browsers(before: set[int]) -> list[str]:
-    left = []
-    for proc in psutil.Process().children(recursive=True):
-        try:
-            name = proc.name().lower()
-        except psutil.NoSuchProcess:
-            continue
-        if proc.pid not in before and ("chrom" in name or "firefox" in name):
-            left.append(f"{proc.pid} ({name})")
-    return left
-
-
 async def main(quick: bool) -> int:
     plan = QUICK if quick else FULL
-    before = {p.pid for p in psutil.Process().children(recursive=True)}
+    before = children_now()
     with tempfile.TemporaryDirectory(prefix="tw-bench-engines-") as folder:
         for size in SIZES:
             (Path(folder) / f"page{size}.html").write_text(_with_target(generate_page(size).html))
@@ -196,13 +184,7 @@ async def main(quick: bool) -> int:
                     await session.close()
         finally:
             site.close()
-    left = _our_browsers(before)
-    print()
-    if left:
-        print(f"leftover browser processes: {', '.join(left)}  <- NOT CLEANED UP")
-        return 1
-    print("leftover browser processes: none")
-    return 0
+    return report_leftovers(before)
 
 
 def _with_target(html: str) -> str:

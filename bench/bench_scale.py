@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Any
 
 import psutil
+from leftovers import children_now, report_leftovers
 from memory import pss_mb, tree
 
 import tabwarden
@@ -358,21 +359,13 @@ def _grid(slots: int) -> Iterator[Any]:
             server.stop()
 
 
-def _leftovers(before: set[int]) -> list[str]:
-    left = []
-    for proc in psutil.Process().children(recursive=True):
-        if proc.pid not in before and "chrom" in _name(proc):
-            left.append(f"{proc.pid} ({_name(proc)})")
-    return left
-
-
 async def main(args: argparse.Namespace) -> int:
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     unknown = set(modes) - {"process", "context", "grid"}
     if unknown:
         print(f"unknown mode(s) {sorted(unknown)}: give process, context or grid")
         return 2
-    before = {p.pid for p in psutil.Process().children(recursive=True)}
+    before = children_now()
     site = _Site()
     print(
         f"tabwarden {tabwarden.__version__} scale bench — {args.sessions} sessions per mode, "
@@ -394,13 +387,7 @@ async def main(args: argparse.Namespace) -> int:
             result.print()
     finally:
         site.close()
-    left = _leftovers(before)
-    print()
-    if left:
-        print(f"leftover browser processes: {', '.join(left)}  <- NOT CLEANED UP")
-        return 1
-    print("leftover browser processes: none")
-    return 0
+    return report_leftovers(before)
 
 
 if __name__ == "__main__":
