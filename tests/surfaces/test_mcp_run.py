@@ -97,8 +97,12 @@ async def test_stdio_server_stops_on_sigterm(run_dir: str, server: LocalServer) 
     marker = f"{run_dir}/tabwarden-run-"
     async with Client(params) as client:
         await navigate(client, server.url("/index.html"))
-        browser = next(p for p in browser_processes(marker) if p.ppid() != 1)
-        mcp_server = psutil.Process(browser.ppid())
+        browsers = browser_processes(marker)
+        # The browser's own helpers (zygote, renderers) carry the profile path too;
+        # the root of the tree is the one whose parent is not among them.
+        pids = {p.pid for p in browsers}
+        root = next(p for p in browsers if p.ppid() not in pids and p.ppid() != 1)
+        mcp_server = psutil.Process(root.ppid())
         assert "tabwarden.surfaces.mcp" in " ".join(mcp_server.cmdline())
         mcp_server.send_signal(signal.SIGTERM)
         assert await gone(marker), "SIGTERM left the browser running"
