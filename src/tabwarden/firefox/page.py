@@ -50,8 +50,9 @@ from ..snapshot.render import check_max_chars, render_lines, select_lines
 from ..snapshot.walker import WALKER_JS, FrameWalk
 from ..supervisor.dialogs import PendingDialog, dialog_action
 from ..tasks import TaskOwner
+from .values import JS_TYPES, local_value, remote_result, remote_value
 
-__all__ = ["WAIT_FOR", "ConsoleEntry", "FirefoxPage", "PageHost", "page_basics"]
+__all__ = ["KEYS", "SANDBOX", "WAIT_FOR", "ConsoleEntry", "FirefoxPage", "PageHost", "page_basics"]
 
 T = TypeVar("T")
 JSONObject = dict[str, Any]
@@ -66,17 +67,6 @@ WAIT_FOR = {
     "networkidle": "complete",
 }
 """``wait_until`` (as on Chromium) → BiDi's ``wait`` of ``browsingContext.navigate``."""
-_JS_TYPES = {
-    "array": "object",
-    "map": "object",
-    "set": "object",
-    "node": "object",
-    "window": "object",
-    "date": "object",
-    "regexp": "object",
-    "null": "object",
-}
-"""BiDi's value types → JavaScript's ``typeof`` (as the Chromium engine reports it)."""
 _STAGE_EVENTS = {
     "commit": "browsingContext.navigationCommitted",
     "domcontentloaded": "browsingContext.domContentLoaded",
@@ -118,7 +108,7 @@ _SELECT_ALL = (
     " else { const r = document.createRange(); r.selectNodeContents(el);"
     " const s = getSelection(); s.removeAllRanges(); s.addRange(r); } }"
 )
-_KEYS = {
+KEYS = {
     "Backspace": "\ue003",
     "Tab": "\ue004",
     "Enter": "\ue007",
@@ -266,7 +256,7 @@ class FirefoxPage:
         params = {"context": self.context, "url": url, "wait": WAIT_FOR[wait_until]}
         command = self.session.connection.send("browsingContext.navigate", params, budget=budget)
         try:
-            done, reply = await self._until_dialog(command)
+            done, reply = await self.until_dialog(command)
         except BiDiError as exc:
             raise self.session.navigation_error(exc, url) from None
         except TimeoutError:
@@ -291,7 +281,7 @@ class FirefoxPage:
         started = time.monotonic()
         params = {"context": self.context, "wait": WAIT_FOR[wait_until]}
         try:
-            done, reply = await self._until_dialog(
+            done, reply = await self.until_dialog(
                 self.session.connection.send("browsingContext.reload", params, budget=budget)
             )
         except TimeoutError:
@@ -383,7 +373,7 @@ class FirefoxPage:
             ready = _READY_STATES[wait_until]
             while True:
                 seen = any(e.params.get("context") == self.context for e in stages.ready())
-                href, state = await self._evaluate_in(
+                href, state = await self.evaluate_in(
                     self.context, "[location.href, document.readyState]", budget
                 )
                 if (seen or href != before) and state in ready:
@@ -407,7 +397,7 @@ class FirefoxPage:
         if self.pending_dialog is not None:
             return
         try:
-            value = await self._evaluate_in(self.context, "document.title", budget)
+            value = await self.evaluate_in(self.context, "document.title", budget)
         except (BiDiError, ScriptError, TimeoutError):
             return
         if isinstance(value, str):
@@ -433,8 +423,8 @@ class FirefoxPage:
         budget = self.session.budget(timeout_ms, "evaluate")
         started = time.monotonic()
         try:
-            done, remote = await self._until_dialog(
-                self._remote_in(self.context, expression, budget, sandbox=None)
+            done, remote = await self.until_dialog(
+                self.remote_in(self.context, expression, budget, sandbox=None)
             )
         except TimeoutError:
             raise EvaluateTimeout(
@@ -450,14 +440,14 @@ class FirefoxPage:
             self.check_no_dialog()
             raise TabClosed(f"tab {self.id}: the script ended with no result")
         kind = str(remote.get("type", "undefined"))
-        return _value(remote), _JS_TYPES.get(kind, kind)
+        return remote_value(remote), JS_TYPES.get(kind, kind)
 
-    async def _evaluate_in(
+    async def evaluate_in(
         self, context: str, expression: str, budget: Budget, *, sandbox: str | None = SANDBOX
     ) -> Any:
-        return _value(await self._remote_in(context, expression, budget, sandbox=sandbox))
+        return remote_value(await self.remote_in(context, expression, budget, sandbox=sandbox))
 
-    async def _remote_in(
+    async def remote_in(
         self, context: str, expression: str, budget: Budget, *, sandbox: str | None = SANDBOX
     ) -> JSONObject:
         target: JSONObject = {"context": context}
@@ -473,9 +463,9 @@ class FirefoxPage:
             },
             budget=budget,
         )
-        return _result(reply)
+        return remote_result(reply)
 
-    async def _call_in(
+    async def call_in(
         self, context: str, function: str, arguments: list[JSONObject], budget: Budget
     ) -> JSONObject:
         """Call ``function`` in tabwarden's sandbox of ``context``; the remote value."""
@@ -490,7 +480,7 @@ class FirefoxPage:
             },
             budget=budget,
         )
-        return _result(reply)
+        return remote_result(reply)
 
     # ---- snapshot -------------------------------------------------------------------
 
@@ -552,13 +542,13 @@ class FirefoxPage:
         """Whether any walked frame changed since the capture (None: could not tell)."""
         try:
             for mark in capture.marks:
-                changed = await self._call_in(
+                changed = await self.call_in(
                     mark.frame_id,
                     _CHANGED_SINCE,
-                    [_serialise(mark.token), _serialise(mark.changes)],
+                    [local_value(mark.token), local_value(mark.changes)],
                     budget,
                 )
-                if _value(changed) is not False:
+                if remote_value(changed) is not False:
                     return True
         except (BiDiError, ScriptError):
             return None
@@ -592,7 +582,7 @@ class FirefoxPage:
             changes=int(data.get("c", 0)),
         )
         walks[context] = walk
-        frames = _value(await self._call_in(context, _FRAMES, [], budget))
+        frames = remote_value(await self.call_in(context, _FRAMES, [], budget))
         for handle, window in frames if isinstance(frames, list) else []:
             child = window.get("context") if isinstance(window, dict) else None
             if isinstance(handle, int) and isinstance(child, str):
@@ -600,13 +590,13 @@ class FirefoxPage:
                 await self._walk(child, context, full, budget, walks, depth + 1)
 
     async def _run_walker(self, context: str, full: bool, budget: Budget) -> str | None:
-        options = _serialise({"all": full, "added": [], "gone": [], "drops": []})
+        options = local_value({"all": full, "added": [], "gone": [], "drops": []})
         for _ in range(2):
-            value = _value(await self._call_in(context, _RUN_WALKER, [options], budget))
+            value = remote_value(await self.call_in(context, _RUN_WALKER, [options], budget))
             if isinstance(value, str):
                 return value
             # Not installed in this document's sandbox yet: install it, then run it.
-            await self._evaluate_in(context, WALKER_JS, budget)
+            await self.evaluate_in(context, WALKER_JS, budget)
         return None
 
     # ---- refs -----------------------------------------------------------------------
@@ -623,10 +613,10 @@ class FirefoxPage:
         if entry.frame_id != self.context and entry.frame_id not in self.frames:
             raise StaleRefError(f"{label} was in a frame that is gone", ref=ref)
         try:
-            found = await self._call_in(
+            found = await self.call_in(
                 entry.frame_id,
                 _ELEMENT,
-                [_serialise(entry.handle), _serialise(entry.world)],
+                [local_value(entry.handle), local_value(entry.world)],
                 budget,
             )
         except BiDiError as exc:
@@ -667,7 +657,7 @@ class FirefoxPage:
                 ],
             }
         ]
-        return await self._perform(context, actions, budget)
+        return await self.perform(context, actions, budget)
 
     async def hover(self, ref: str, *, timeout_ms: float | None = None) -> None:
         """Move the mouse to the centre of the element ``ref`` names."""
@@ -689,7 +679,7 @@ class FirefoxPage:
                 "actions": [move],
             }
         ]
-        await self._perform(context, actions, budget)
+        await self.perform(context, actions, budget)
 
     async def fill(
         self, ref: str, value: str, *, timeout_ms: float | None = None
@@ -700,9 +690,9 @@ class FirefoxPage:
         self.check_no_dialog()
         budget = self.session.budget(timeout_ms, "action")
         context, element = await self.element(ref, budget)
-        await self._call_in(context, _SELECT_ALL, [element], budget)
-        keys = [_KEYS["Backspace"]] if not value else list(value)
-        return await self._keys(context, keys, budget)
+        await self.call_in(context, _SELECT_ALL, [element], budget)
+        keys = [KEYS["Backspace"]] if not value else list(value)
+        return await self.send_keys(context, keys, budget)
 
     async def press(
         self, key: str, *, ref: str | None = None, timeout_ms: float | None = None
@@ -717,16 +707,16 @@ class FirefoxPage:
         self.check_no_dialog()
         budget = self.session.budget(timeout_ms, "action")
         parts = key.split("+") if len(key) > 1 else [key]
-        values = [_KEYS.get(part, part) for part in parts]
+        values = [KEYS.get(part, part) for part in parts]
         if any(len(v) != 1 for v in values):
             raise InvalidArgument(
                 f"unknown key {key!r}",
-                hint=f"a character, or one of {', '.join(sorted(_KEYS))}, joined by + for a chord",
+                hint=f"a character, or one of {', '.join(sorted(KEYS))}, joined by + for a chord",
             )
         down = [{"type": "keyDown", "value": v} for v in values]
         up = [{"type": "keyUp", "value": v} for v in reversed(values)]
         actions = [{"type": "key", "id": "tabwarden-keyboard", "actions": down + up}]
-        return await self._perform(self.context, actions, budget)
+        return await self.perform(self.context, actions, budget)
 
     async def type(
         self, text: str, *, ref: str | None = None, timeout_ms: float | None = None
@@ -740,26 +730,28 @@ class FirefoxPage:
             self.check_open()
             self.check_no_dialog()
         budget = self.session.budget(timeout_ms, "action")
-        return await self._keys(self.context, list(text), budget)
+        return await self.send_keys(self.context, list(text), budget)
 
-    async def _keys(self, context: str, values: list[str], budget: Budget) -> PendingDialog | None:
+    async def send_keys(
+        self, context: str, values: list[str], budget: Budget
+    ) -> PendingDialog | None:
         keys: list[JSONObject] = []
         for value in values:
             keys += [{"type": "keyDown", "value": value}, {"type": "keyUp", "value": value}]
         actions = [{"type": "key", "id": "tabwarden-keyboard", "actions": keys}]
-        return await self._perform(context, actions, budget)
+        return await self.perform(context, actions, budget)
 
-    async def _perform(
+    async def perform(
         self, context: str, actions: list[JSONObject], budget: Budget
     ) -> PendingDialog | None:
         # An element origin is found in the context it came from (a frame's own).
         params = {"context": context, "actions": actions}
-        done, _ = await self._until_dialog(
+        done, _ = await self.until_dialog(
             self.session.connection.send("input.performActions", params, budget=budget)
         )
         return None if done else self.session.last_dialog_of(self)
 
-    async def _until_dialog(self, work: Awaitable[T]) -> tuple[bool, T | None]:
+    async def until_dialog(self, work: Awaitable[T]) -> tuple[bool, T | None]:
         """``work``'s result, unless a dialog opens first: then (False, None) at once, and
         ``work`` is left to finish (Firefox answers it once the dialog is) on a task this
         page owns, whose result is dropped."""
@@ -837,10 +829,12 @@ class FirefoxPage:
         self.check_no_dialog()
         budget = self.session.budget(timeout_ms, "action")
         if ref is None:
-            value = await self._evaluate_in(self.context, "document.body.innerText", budget)
+            value = await self.evaluate_in(self.context, "document.body.innerText", budget)
         else:
             context, element = await self.element(ref, budget)
-            value = _value(await self._call_in(context, "(el) => el.innerText", [element], budget))
+            value = remote_value(
+                await self.call_in(context, "(el) => el.innerText", [element], budget)
+            )
         text = value if isinstance(value, str) else ""
         if len(text) > max_chars:
             text = text[:max_chars] + f"\n[… {counted(len(text) - max_chars, 'more character')}]"
@@ -871,69 +865,6 @@ async def _awaited(work: Awaitable[T]) -> T:
 
 def _frame(context: str, parent: str) -> FrameInfo:
     return FrameInfo(context, parent, "", "", None, False)
-
-
-def _result(reply: JSONObject) -> JSONObject:
-    """The remote value of a script reply; a thrown exception is a ``ScriptError``."""
-    if reply.get("type") == "exception":
-        details = reply.get("exceptionDetails") or {}
-        text = str(details.get("text", "the script threw"))
-        raise ScriptError(
-            f"the script threw: {text}",
-            text=text,
-            line=int(details.get("lineNumber", 0)),
-            column=int(details.get("columnNumber", 0)),
-            url="",
-        )
-    result = reply.get("result")
-    return result if isinstance(result, dict) else {}
-
-
-def _value(remote: JSONObject) -> Any:
-    """A BiDi remote value as plain JSON (objects as dicts, nodes by their shared id)."""
-    kind = remote.get("type")
-    value = remote.get("value")
-    if kind in ("undefined", "null"):
-        return None
-    if kind in ("string", "boolean"):
-        return value
-    if kind == "number":
-        if isinstance(value, str):  # NaN, Infinity, -0
-            return {"NaN": float("nan"), "-0": -0.0, "Infinity": float("inf")}.get(
-                value, float("-inf")
-            )
-        return value
-    if kind == "bigint":
-        return int(str(value))
-    if kind in ("array", "set"):
-        return [_value(item) for item in value or []]
-    if kind in ("object", "map"):
-        out: dict[str, Any] = {}
-        for key, item in value or []:
-            out[key if isinstance(key, str) else json.dumps(_value(key))] = _value(item)
-        return out
-    if kind == "window":
-        return value if isinstance(value, dict) else {}
-    if kind == "node":
-        return {"sharedId": remote.get("sharedId")}
-    return value
-
-
-def _serialise(value: Any) -> JSONObject:
-    """A plain JSON value as a BiDi local value (an argument of ``script.callFunction``)."""
-    if value is None:
-        return {"type": "null"}
-    if isinstance(value, bool):
-        return {"type": "boolean", "value": value}
-    if isinstance(value, (int, float)):
-        return {"type": "number", "value": value}
-    if isinstance(value, str):
-        return {"type": "string", "value": value}
-    if isinstance(value, (list, tuple)):
-        return {"type": "array", "value": [_serialise(v) for v in value]}
-    if isinstance(value, dict):
-        return {"type": "object", "value": [[str(k), _serialise(v)] for k, v in value.items()]}
-    raise InvalidArgument(f"cannot pass {type(value).__name__} to the page")
 
 
 def _refusal(tool: str) -> Callable[..., Awaitable[None]]:
