@@ -9,6 +9,8 @@ was cut; and no tool reply's text is longer than :data:`REPLY_CHARS`.
 
 from __future__ import annotations
 
+import json
+
 __all__ = [
     "HINT_CHARS",
     "MESSAGE_CHARS",
@@ -16,6 +18,7 @@ __all__ = [
     "TITLE_CHARS",
     "URL_CHARS",
     "clip",
+    "clip_quoted",
     "clip_title",
     "clip_url",
 ]
@@ -54,3 +57,11 @@ def clip_title(title: str) -> str:
 
 def _marker(cut: int) -> str:
     return f"…[+{cut:,} chars]"
+
+
+def clip_quoted(value: str, limit: int = 80) -> str:
+    """A short value as JSON quotes it, cut to ``limit`` characters (a field's text in a
+    receipt)."""
+    return json.dumps(
+        value if len(value) <= limit else value[: limit - 1] + "…", ensure_ascii=False
+    )

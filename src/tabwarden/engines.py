@@ -67,10 +67,11 @@ FIREFOX: dict[str, FirefoxSupport] = {
     ),
     "browser_click": _on(
         "FirefoxPage.click",
-        "a left single click (button, click_count, modifiers refused); no receipt diff",
+        "a left single click (button, click_count, modifiers refused); the receipt names "
+        "no requests or text changes outside the view (firefox/acting.py)",
     ),
     "browser_fill": _on("FirefoxPage.fill", "text fields and editable elements"),
-    "browser_type": _on("FirefoxPage.type", "delay_ms refused"),
+    "browser_type": _on("FirefoxPage.type"),
     "browser_press": _on("FirefoxPage.press"),
     "browser_hover": _on("FirefoxPage.hover"),
     "browser_select": _not(_NOT_YET),

@@ -9,7 +9,6 @@ snapshots by ``snapshot.reading.SnapshotReader``, frames by ``frames.FrameTracke
 from __future__ import annotations
 
 import functools
-import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from .actions.receipt import Receipt
 from .actions.resolve import resolve
 from .budget import Budget
 from .cdp_page import CdpPage
-from .clipping import clip_title, clip_url
+from .clipping import clip_quoted, clip_title, clip_url
 from .content import ImageList, PageContent, page_content, page_images
 from .counting import counted
 from .diagnostics import storage
@@ -362,8 +361,8 @@ class Tab:
                     element.label,
                     f"set to {counted(len(value), 'character')} (a password, not shown)",
                 )
-            shown = _clip(value)
-            note = "" if final == value else f" (the field now holds {_clip(final)})"
+            shown = clip_quoted(value)
+            note = "" if final == value else f" (the field now holds {clip_quoted(final)})"
             return element.label, f"set to {shown}{note}"
 
         return await self._page.act("fill", timeout_ms, body, ref)
@@ -865,9 +864,3 @@ class Tab:
 
 def _as_list(values: list[str] | str) -> list[str]:
     return [values] if isinstance(values, str) else list(values)
-
-
-def _clip(value: str, limit: int = 80) -> str:
-    return json.dumps(
-        value if len(value) <= limit else value[: limit - 1] + "…", ensure_ascii=False
-    )

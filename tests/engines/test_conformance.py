@@ -234,3 +234,43 @@ async def test_an_inline_document_loads(driver):
 
 async def test_a_tab_has_the_configured_viewport(driver):
     assert await driver.value("[innerWidth, innerHeight]") == [1280, 720]
+
+
+async def test_an_action_returns_a_receipt_with_the_views_changes(page):
+    receipt = await page.tab.click(await page.ref('button "Remove"'))
+    assert receipt.action == "click" and 'button "Remove"' in (receipt.target or "")
+    assert receipt.tab_id == page.tab.id and not receipt.navigated
+    assert receipt.diff is not None
+    assert any("Doomed" in line for line in receipt.diff.removed), receipt.text
+    assert "page changes:" in receipt.text
+
+
+async def test_a_receipt_waits_for_what_the_action_queued(page):
+    receipt = await page.tab.click(await page.ref('button "Grow"'))
+    assert receipt.diff is not None
+    assert any('button "Grown"' in line for line in receipt.diff.added), receipt.text
+    assert receipt.console_errors == ["grew"], receipt.text
+
+
+async def test_a_click_on_a_link_says_where_it_navigated(page, server):
+    receipt = await page.tab.click(await page.ref('link "Child page"'))
+    assert receipt.navigated, receipt.text
+    assert receipt.url == server.url("/engines_child.html")
+    assert f"navigated to {server.url('/engines_child.html')}" in receipt.text
+
+
+async def test_a_receipt_names_a_dialog_the_action_left_open(page):
+    receipt = await page.tab.click(await page.ref('button "Confirm"'))
+    assert receipt.dialog is not None and receipt.dialog.type == "confirm", receipt.text
+    assert "dialog open: " in receipt.text
+    await page.tab.dialog("dismiss")
+
+
+async def test_fill_and_type_receipts_say_what_the_field_holds(page):
+    city = await page.ref('textbox "City"')
+    filled = await page.tab.fill(city, "Oslo")
+    assert filled.detail == 'set to "Oslo"', filled.text
+    typed = await page.tab.type("ab", ref=city, delay_ms=20, submit=True)
+    assert typed.detail == "typed 2 characters and pressed Enter", typed.text
+    await page.title_becomes("entered Osloab")
+

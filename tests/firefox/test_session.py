@@ -46,9 +46,11 @@ async def test_a_popup_is_a_tab_with_its_opener_and_closing_it_is_seen(firefox, 
     before = {t.id for t in firefox.tabs}
     snapshot = (await tab.snapshot()).text
     ref = next(line for line in snapshot.splitlines() if "window.open" in line)
-    await tab.click(ref.split("[ref=")[1].split("]")[0])
+    receipt = await tab.click(ref.split("[ref=")[1].split("]")[0])
     await _until(lambda: len(firefox.tabs) > len(before), "no popup tab appeared")
     popup = next(t for t in firefox.tabs if t.id not in before)
+    assert receipt.new_tabs == [popup.id], receipt.text
+    assert f"new tab opened: {popup.id}" in receipt.text
     assert popup.opener is tab
     assert firefox.active_tab is popup
     await _until(lambda: popup.url.endswith("/index.html"), "the popup never loaded")
@@ -115,7 +117,12 @@ async def test_the_dialog_policy_answers_at_once(policy, server):
         await tab.navigate(server.url("/engines.html"))
         snapshot = (await tab.snapshot()).text
         ref = next(line for line in snapshot.splitlines() if 'button "Confirm"' in line)
-        await tab.click(ref.split("[ref=")[1].split("]")[0])
+        receipt = await tab.click(ref.split("[ref=")[1].split("]")[0])
+        assert receipt.dialog is None
+        [closed] = receipt.closed_dialogs
+        assert closed.closed_by == "auto_policy" and closed.accepted is (policy == "auto_accept")
+        assert closed.dialog.message == "Sure?"
+        assert session.recent_dialogs(tab.id) == [closed]
         expected = "confirm true" if policy == "auto_accept" else "confirm false"
         budget = Budget(10)
         while await tab.evaluate("document.title") != expected:

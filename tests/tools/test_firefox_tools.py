@@ -58,6 +58,8 @@ async def test_navigate_snapshot_click_dialog_and_evaluate_as_tools(ctx, server)
     ref = re.search(r'button "Confirm" \[ref=(e\d+)\]', text).group(1)
     clicked = await call_tool(ctx, "browser_click", {"ref": ref})
     assert "dialog open: d-" in clicked.final_text()
+    assert clicked.data["action"] == "click" and clicked.data["dialog"]["type"] == "confirm"
+    assert clicked.data["pending_dialogs"] == [clicked.data["dialog"]]  # as on Chromium
     answered = await call_tool(ctx, "browser_dialog", {"action": "accept"})
     assert answered.final_text().startswith(UNTRUSTED_MARK + "\naccepted d-")
     title = await call_tool(ctx, "browser_evaluate", {"expression": "document.title"})

@@ -22,8 +22,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from ..bidi.connection import BiDiConnection
+from ..actions.receipt import Receipt
 from ..budget import Budget
+from ..clipping import clip_quoted
 from ..counting import counted
 from ..engines import FIREFOX, check_firefox
 from ..errors import (
@@ -48,8 +49,9 @@ from ..snapshot.captures import Capture, CaptureStore, Cursor, new_capture_id
 from ..snapshot.reading import dialog_lines, header_line
 from ..snapshot.render import check_max_chars, render_lines, select_lines
 from ..snapshot.walker import WALKER_JS, FrameWalk
-from ..supervisor.dialogs import PendingDialog, dialog_action
+from ..supervisor.dialogs import ClosedBy, ClosedDialog, PendingDialog, dialog_action
 from ..tasks import TaskOwner
+from .acting import ActingHost, ActionBody, FirefoxActionWatch
 from .values import JS_TYPES, local_value, remote_result, remote_value
 
 __all__ = ["KEYS", "SANDBOX", "WAIT_FOR", "ConsoleEntry", "FirefoxPage", "PageHost", "page_basics"]
@@ -103,6 +105,8 @@ _CHANGED_SINCE = (
     " return !w || w.token !== token || w.changedSince(seen); }"
 )
 """True when the frame's walker is not the one that walked, or saw a change since."""
+_FIELD_TEXT = "(el) => ['value' in el ? String(el.value) : el.textContent, el.type === 'password']"
+"""A field's text after a fill, and whether it is a password (its text is not shown)."""
 _SELECT_ALL = (
     "(el) => { el.focus(); if (typeof el.select === 'function') el.select();"
     " else { const r = document.createRange(); r.selectNodeContents(el);"
@@ -131,19 +135,11 @@ KEYS = {
 """Key names (as the Chromium engine's ``press`` takes them) → WebDriver key values."""
 
 
-class PageHost(Protocol):
+class PageHost(ActingHost, Protocol):
     """What a page needs of its session (``FirefoxSession``): the socket, budgets, the
     statuses and dialogs its events recorded."""
 
-    @property
-    def connection(self) -> BiDiConnection: ...
-
     def budget(self, timeout_ms: float | None, kind: str) -> Budget: ...
-
-    @property
-    def dialog_policy(self) -> str:
-        """What happens to a dialog: must_respond, auto_dismiss or auto_accept."""
-        ...
 
     def status_of(self, navigation: object) -> tuple[int | None, str]: ...
 
@@ -154,6 +150,16 @@ class PageHost(Protocol):
     def check_navigation(self, url: str) -> None:
         """Refuse a URL the policy does not allow (``PolicyDenied``)."""
         ...
+
+    async def answer_dialog(
+        self,
+        page: FirefoxPage,
+        dialog: PendingDialog,
+        accept: bool,
+        by: ClosedBy,
+        prompt_text: str | None,
+        budget: Budget,
+    ) -> ClosedDialog: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +182,7 @@ class FirefoxPage:
         self.url = url
         self.title = ""
         self.closed = False
+        self.opened_at = time.time()
         self.opener: FirefoxPage | None = None
         self.navigated = False
         self.refs = RefTable()
@@ -219,6 +226,10 @@ class FirefoxPage:
         """A console message of this tab (the last ``keep`` are kept)."""
         self._console.append(entry)
         del self._console[:-keep]
+
+    def console_errors_since(self, since: float) -> list[str]:
+        """The text of the console errors logged since ``since`` (``time.time()``)."""
+        return [e.text for e in self._console if e.level == "error" and e.timestamp >= since]
 
     def console(self, *, level: str | None = None) -> list[ConsoleEntry]:
         """The tab's console messages (``log.entryAdded``), oldest first; ``level``:
@@ -538,6 +549,15 @@ class FirefoxPage:
             self._captures.keep(capture)
         return snapshot
 
+    async def read_lines(self, budget: Budget) -> list[str]:
+        """The interactive view's lines now (refs kept), as a snapshot would show them;
+        it becomes the view the next action's receipt is diffed against."""
+        walks: dict[str, FrameWalk] = {}
+        await self._walk(self.context, None, False, budget, walks, depth=0)
+        root = build_tree(walks, self.context, self.refs)
+        self.last_view = render_lines(root, full=False, page_url=self.url)
+        return self.last_view
+
     async def _changed_since(self, capture: Capture, budget: Budget) -> bool | None:
         """Whether any walked frame changed since the capture (None: could not tell)."""
         try:
@@ -633,12 +653,34 @@ class FirefoxPage:
 
     # ---- input ----------------------------------------------------------------------
 
-    async def click(self, ref: str, *, timeout_ms: float | None = None) -> PendingDialog | None:
-        """Click the element ``ref`` names at its centre. A dialog the click opens is
-        returned (pending, or answered by the policy), never waited on."""
+    async def act(
+        self, name: str, timeout_ms: float | None, body: ActionBody, target: str | None = None
+    ) -> Receipt:
+        """Run ``body`` as the input action ``name`` on ``target`` (a ref) and return its
+        receipt: what it did and what followed (firefox/acting.py). A dialog the action
+        opens is in the receipt (pending, or answered by the policy), never waited on."""
         self.check_open()
         self.check_no_dialog()
         budget = self.session.budget(timeout_ms, "action")
+        with FirefoxActionWatch(self, self.session) as watch:
+            done, result = await self.until_dialog(body(budget))
+            if done and result is not None:
+                label, detail = result
+            else:
+                label, detail = self._describe(target), "a dialog opened"
+            return await watch.receipt(name, label, detail, budget)
+
+    def _describe(self, target: str | None) -> str | None:
+        """How a receipt names a ref it did not get to use."""
+        entry = self.refs.get(target) if target else None
+        return entry.describe() if entry is not None else target
+
+    def label(self, ref: str) -> str:
+        """How a receipt names the element ``ref`` names (``e3 (button "Save")``)."""
+        entry = self.refs.get(ref)
+        return entry.describe() if entry is not None else ref
+
+    async def _pointer_click(self, ref: str, budget: Budget) -> str:
         context, element = await self.element(ref, budget)
         actions = [
             {
@@ -657,55 +699,68 @@ class FirefoxPage:
                 ],
             }
         ]
-        return await self.perform(context, actions, budget)
-
-    async def hover(self, ref: str, *, timeout_ms: float | None = None) -> None:
-        """Move the mouse to the centre of the element ``ref`` names."""
-        self.check_open()
-        self.check_no_dialog()
-        budget = self.session.budget(timeout_ms, "action")
-        context, element = await self.element(ref, budget)
-        move = {
-            "type": "pointerMove",
-            "x": 0,
-            "y": 0,
-            "origin": {"type": "element", "element": element},
-        }
-        actions = [
-            {
-                "type": "pointer",
-                "id": "tabwarden-mouse",
-                "parameters": {"pointerType": "mouse"},
-                "actions": [move],
-            }
-        ]
         await self.perform(context, actions, budget)
+        return self.label(ref)
 
-    async def fill(
-        self, ref: str, value: str, *, timeout_ms: float | None = None
-    ) -> PendingDialog | None:
-        """Replace the field's text with ``value``, with real key events (its text is
-        selected, then typed over; an empty ``value`` deletes it)."""
-        self.check_open()
-        self.check_no_dialog()
-        budget = self.session.budget(timeout_ms, "action")
-        context, element = await self.element(ref, budget)
-        await self.call_in(context, _SELECT_ALL, [element], budget)
-        keys = [KEYS["Backspace"]] if not value else list(value)
-        return await self.send_keys(context, keys, budget)
+    async def click(self, ref: str, *, timeout_ms: float | None = None) -> Receipt:
+        """Click the element ``ref`` names at its centre."""
+
+        async def body(budget: Budget) -> tuple[str | None, str]:
+            return await self._pointer_click(ref, budget), ""
+
+        return await self.act("click", timeout_ms, body, ref)
+
+    async def hover(self, ref: str, *, timeout_ms: float | None = None) -> Receipt:
+        """Move the mouse to the centre of the element ``ref`` names."""
+
+        async def body(budget: Budget) -> tuple[str | None, str]:
+            context, element = await self.element(ref, budget)
+            move = {
+                "type": "pointerMove",
+                "x": 0,
+                "y": 0,
+                "origin": {"type": "element", "element": element},
+            }
+            actions = [
+                {
+                    "type": "pointer",
+                    "id": "tabwarden-mouse",
+                    "parameters": {"pointerType": "mouse"},
+                    "actions": [move],
+                }
+            ]
+            await self.perform(context, actions, budget)
+            return self.label(ref), ""
+
+        return await self.act("hover", timeout_ms, body, ref)
+
+    async def fill(self, ref: str, value: str, *, timeout_ms: float | None = None) -> Receipt:
+        """Clear a text field (input, textarea, contenteditable) and set ``value``, with
+        real key events (its text is selected, then typed over)."""
+
+        async def body(budget: Budget) -> tuple[str | None, str]:
+            context, element = await self.element(ref, budget)
+            await self.call_in(context, _SELECT_ALL, [element], budget)
+            keys = [KEYS["Backspace"]] if not value else list(value)
+            await self.send_keys(context, keys, budget)
+            final, secret = remote_value(
+                await self.call_in(context, _FIELD_TEXT, [element], budget)
+            )
+            if secret:
+                return self.label(ref), (
+                    f"set to {counted(len(value), 'character')} (a password, not shown)"
+                )
+            final = str(final)
+            note = "" if final == value else f" (the field now holds {clip_quoted(final)})"
+            return self.label(ref), f"set to {clip_quoted(value)}{note}"
+
+        return await self.act("fill", timeout_ms, body, ref)
 
     async def press(
         self, key: str, *, ref: str | None = None, timeout_ms: float | None = None
-    ) -> PendingDialog | None:
+    ) -> Receipt:
         """Press one key or a chord (``Enter``, ``Control+a``), into ``ref`` (clicked
         first) or the focused element."""
-        if ref is not None:
-            dialog = await self.click(ref, timeout_ms=timeout_ms)
-            if dialog is not None:
-                return dialog
-        self.check_open()
-        self.check_no_dialog()
-        budget = self.session.budget(timeout_ms, "action")
         parts = key.split("+") if len(key) > 1 else [key]
         values = [KEYS.get(part, part) for part in parts]
         if any(len(v) != 1 for v in values):
@@ -713,30 +768,54 @@ class FirefoxPage:
                 f"unknown key {key!r}",
                 hint=f"a character, or one of {', '.join(sorted(KEYS))}, joined by + for a chord",
             )
-        down = [{"type": "keyDown", "value": v} for v in values]
-        up = [{"type": "keyUp", "value": v} for v in reversed(values)]
-        actions = [{"type": "key", "id": "tabwarden-keyboard", "actions": down + up}]
-        return await self.perform(self.context, actions, budget)
+
+        async def body(budget: Budget) -> tuple[str | None, str]:
+            label = await self._focus(ref, budget) if ref is not None else None
+            down = [{"type": "keyDown", "value": v} for v in values]
+            up = [{"type": "keyUp", "value": v} for v in reversed(values)]
+            actions = [{"type": "key", "id": "tabwarden-keyboard", "actions": down + up}]
+            await self.perform(self.context, actions, budget)
+            return label, key
+
+        return await self.act("press", timeout_ms, body, ref)
 
     async def type(
-        self, text: str, *, ref: str | None = None, timeout_ms: float | None = None
-    ) -> PendingDialog | None:
-        """Type ``text`` key by key (into ``ref``, clicked first, else the focused element)."""
-        if ref is not None:
-            dialog = await self.click(ref, timeout_ms=timeout_ms)
-            if dialog is not None:
-                return dialog
-        else:
-            self.check_open()
-            self.check_no_dialog()
-        budget = self.session.budget(timeout_ms, "action")
-        return await self.send_keys(self.context, list(text), budget)
+        self,
+        text: str,
+        *,
+        ref: str | None = None,
+        delay_ms: float = 0,
+        submit: bool = False,
+        timeout_ms: float | None = None,
+    ) -> Receipt:
+        """Type ``text`` with real key events (into ``ref``, else the focused element),
+        ``delay_ms`` apart; ``submit`` presses Enter after it."""
+
+        async def body(budget: Budget) -> tuple[str | None, str]:
+            label = await self._focus(ref, budget) if ref is not None else None
+            await self.send_keys(self.context, list(text), budget, delay_ms=delay_ms)
+            if submit:
+                await self.send_keys(self.context, [KEYS["Enter"]], budget)
+            return label, f"typed {counted(len(text), 'character')}" + (
+                " and pressed Enter" if submit else ""
+            )
+
+        return await self.act("type", timeout_ms, body, ref)
+
+    async def _focus(self, ref: str, budget: Budget) -> str:
+        """Focus the element ``ref`` names (keys then go to it, as on Chromium)."""
+        context, element = await self.element(ref, budget)
+        await self.call_in(context, "(el) => el.focus()", [element], budget)
+        return self.label(ref)
 
     async def send_keys(
-        self, context: str, values: list[str], budget: Budget
+        self, context: str, values: list[str], budget: Budget, *, delay_ms: float = 0
     ) -> PendingDialog | None:
+        """Press and release each key value in turn (``delay_ms`` apart)."""
         keys: list[JSONObject] = []
-        for value in values:
+        for i, value in enumerate(values):
+            if delay_ms and i:
+                keys.append({"type": "pause", "duration": int(delay_ms)})
             keys += [{"type": "keyDown", "value": value}, {"type": "keyUp", "value": value}]
         actions = [{"type": "key", "id": "tabwarden-keyboard", "actions": keys}]
         return await self.perform(context, actions, budget)
@@ -790,13 +869,7 @@ class FirefoxPage:
                 f"no dialog waits in tab {self.id}", hint="take a snapshot to see the page"
             )
         budget = self.session.budget(timeout_ms, "action")
-        params: JSONObject = {"context": dialog.frame_id or self.context, "accept": accept}
-        if prompt_text is not None:
-            params["userText"] = prompt_text
-        await self.session.connection.send(
-            "browsingContext.handleUserPrompt", params, budget=budget
-        )
-        self.dialog_closed()
+        await self.session.answer_dialog(self, dialog, accept, "agent", prompt_text, budget)
         return dialog
 
     # ---- screenshots and the rest ---------------------------------------------------

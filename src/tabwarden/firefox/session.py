@@ -35,7 +35,8 @@ from ..errors import (
 from ..frames import FrameInfo
 from ..safety.paths import WorkspacePaths
 from ..safety.url_policy import UrlPolicy, Verdict
-from ..supervisor.dialogs import DialogPolicy, PendingDialog
+from ..supervisor.buffers import Ring
+from ..supervisor.dialogs import ClosedBy, ClosedDialog, DialogPolicy, PendingDialog
 from ..tasks import TaskOwner
 from .page import ConsoleEntry, FirefoxPage
 
@@ -65,6 +66,7 @@ _DOCUMENTS = ("document", "iframe", "frame", "embed", "object")
 """Request destinations that are documents (a page, a frame's page)."""
 _MAX_STATUSES = 200
 _CLOSE_S = 5.0
+_RECENT_DIALOGS = 20
 
 
 class FirefoxSession:
@@ -90,6 +92,9 @@ class FirefoxSession:
         self._active: FirefoxPage | None = None
         self._statuses: dict[str, tuple[int, str]] = {}
         self._last_dialog: dict[str, PendingDialog] = {}
+        self._recent_dialogs: Ring[ClosedDialog] = Ring(_RECENT_DIALOGS)
+        self._answering: set[str] = set()
+        """Dialogs tabwarden is answering (their close event is not the browser's doing)."""
         self._tasks = TaskOwner(f"firefox session {name}")
         self._closed = False
         self.policy = UrlPolicy.from_config(
@@ -99,6 +104,7 @@ class FirefoxSession:
         """When a call last started here (the session manager closes idle sessions)."""
         self.blocked: list[Verdict] = []
         """Page-initiated documents the policy blocked (the newest last, bounded)."""
+        self._blocked_at: list[float] = []
 
     # ---- life -----------------------------------------------------------------------
 
@@ -228,6 +234,48 @@ class FirefoxSession:
     def last_dialog_of(self, page: FirefoxPage) -> PendingDialog | None:
         return page.pending_dialog or self._last_dialog.get(page.context)
 
+    @property
+    def receipt_diff(self) -> str:
+        return self.config.browser.receipt_diff
+
+    def tabs_opened_since(self, since: float) -> list[str]:
+        """The tabs (popups too) opened since ``since`` (``time.time()``), oldest first."""
+        return [page.id for page in self.tabs if page.opened_at >= since]
+
+    def blocked_since(self, since: float) -> list[Verdict]:
+        return [v for v, at in zip(self.blocked, self._blocked_at, strict=True) if at >= since]
+
+    def recent_dialogs(self, tab_id: str | None = None) -> list[ClosedDialog]:
+        """Dialogs closed lately (the newest last): by the agent, the policy or the page."""
+        return [d for d in self._recent_dialogs.items() if tab_id in (None, d.dialog.tab_id)]
+
+    def dialogs_closed_since(self, tab_id: str, since: float) -> list[ClosedDialog]:
+        return [d for d in self.recent_dialogs(tab_id) if d.dialog.opened_at >= since]
+
+    async def answer_dialog(
+        self,
+        page: FirefoxPage,
+        dialog: PendingDialog,
+        accept: bool,
+        by: ClosedBy,
+        prompt_text: str | None,
+        budget: Budget,
+    ) -> ClosedDialog:
+        """Answer ``dialog`` (``handleUserPrompt``) and keep it among the recent ones."""
+        params: JSONObject = {"context": dialog.frame_id or page.context, "accept": accept}
+        if prompt_text is not None:
+            params["userText"] = prompt_text
+        self._answering.add(dialog.id)
+        try:
+            await self.connection.send("browsingContext.handleUserPrompt", params, budget=budget)
+        finally:
+            self._answering.discard(dialog.id)
+        closed = ClosedDialog(dialog, time.time(), by, accept)
+        self._recent_dialogs.append(closed)
+        if page.pending_dialog is dialog:
+            page.dialog_closed()
+        return closed
+
     def navigation_error(self, exc: BiDiError, url: str) -> NavigationError:
         if exc.error == "invalid argument":
             return NavigationError(f"cannot load {url}: {exc.bidi_message}", url=url)
@@ -300,6 +348,17 @@ class FirefoxSession:
         elif method == "browsingContext.userPromptClosed":
             page = self.page_of(str(params.get("context")))
             if page is not None:
+                dialog = page.pending_dialog
+                if dialog is not None and dialog.id not in self._answering:
+                    # Closed by the page's own navigation or the browser, not by an answer.
+                    accepted = params.get("accepted")
+                    closed = ClosedDialog(
+                        dialog,
+                        time.time(),
+                        "remote",
+                        accepted if isinstance(accepted, bool) else None,
+                    )
+                    self._recent_dialogs.append(closed)
                 page.dialog_closed()
         elif method == "network.beforeRequestSent":
             if params.get("isBlocked"):
@@ -377,16 +436,13 @@ class FirefoxSession:
         page.dialog_opened(dialog)
         if self.dialog_policy != "must_respond":
             accept = self.dialog_policy == "auto_accept" or kind in ("alert", "beforeunload")
-            self._tasks.spawn(self._answer(page, context, accept), name="firefox dialog policy")
+            self._tasks.spawn(self._answer(page, dialog, accept), name="firefox dialog policy")
 
-    async def _answer(self, page: FirefoxPage, context: str, accept: bool) -> None:
+    async def _answer(self, page: FirefoxPage, dialog: PendingDialog, accept: bool) -> None:
         with contextlib.suppress(TabwardenError):
-            await self.connection.send(
-                "browsingContext.handleUserPrompt",
-                {"context": context, "accept": accept},
-                budget=Budget(_CLOSE_S),
-            )
-        page.dialog_closed()
+            await self.answer_dialog(page, dialog, accept, "auto_policy", None, Budget(_CLOSE_S))
+        if page.pending_dialog is dialog:
+            page.dialog_closed()
 
     def check_navigation(self, url: str) -> None:
         """Refuse a page the URL policy does not allow, before anything is sent."""
@@ -400,7 +456,9 @@ class FirefoxSession:
 
     def _note_blocked(self, verdict: Verdict) -> None:
         self.blocked.append(verdict)
+        self._blocked_at.append(time.time())
         del self.blocked[:-_MAX_BLOCKED]
+        del self._blocked_at[:-_MAX_BLOCKED]
 
     async def _judge(self, params: JSONObject) -> None:
         """Let a paused request go on, or fail it when the policy refuses its URL."""

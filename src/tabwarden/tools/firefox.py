@@ -15,10 +15,10 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from ..actions.receipt import Receipt
 from ..errors import EngineUnsupported, EvaluateDisabled, InvalidArgument
-from ..firefox.page import FirefoxPage
 from ..navigation import NavigationResult
-from ..supervisor.dialogs import ClosedDialog, PendingDialog, dialog_action
+from ..supervisor.dialogs import ClosedDialog, dialog_action
 from . import browser, diagnostics
 from .context import ToolContext
 from .spec import Image, Params, ToolResult
@@ -45,17 +45,8 @@ def _navigation(result: NavigationResult) -> ToolResult:
     return ToolResult(result.text, result.to_dict(), untrusted=True, is_error=not result.navigated)
 
 
-def _acted(
-    page: FirefoxPage, verb: str, ref: str | None, dialog: PendingDialog | None
-) -> ToolResult:
-    entry = page.refs.get(ref) if ref else None
-    what = f" {entry.describe()}" if entry is not None else (f" {ref}" if ref else "")
-    lines = [f"{verb}{what} in tab {page.id}"]
-    data: dict[str, Any] = {"tab_id": page.id, "ref": ref}
-    if dialog is not None:
-        lines.append(f"dialog open: {dialog.describe()} — answer it with {dialog.answer_call()}")
-        data["dialog"] = dialog.to_dict()
-    return ToolResult("\n".join(lines), data, untrusted=True)
+def _receipt(receipt: Receipt) -> ToolResult:
+    return ToolResult(receipt.text, receipt.to_dict(), untrusted=receipt.carries_page_text)
 
 
 async def navigate(ctx: ToolContext, p: browser.NavigateParams) -> ToolResult:
@@ -94,34 +85,31 @@ async def snapshot(ctx: ToolContext, p: browser.SnapshotParams) -> ToolResult:
 async def click(ctx: ToolContext, p: browser.ClickParams) -> ToolResult:
     _refuse_set("browser_click", p, ("button", "click_count", "modifiers"))
     page = await ctx.firefox_tab(p.tab_id)
-    return _acted(page, "clicked", p.ref, await page.click(p.ref, timeout_ms=p.timeout_ms))
+    return _receipt(await page.click(p.ref, timeout_ms=p.timeout_ms))
 
 
 async def hover(ctx: ToolContext, p: browser.RefParams) -> ToolResult:
     page = await ctx.firefox_tab(p.tab_id)
-    await page.hover(p.ref, timeout_ms=p.timeout_ms)
-    return _acted(page, "hovered over", p.ref, None)
+    return _receipt(await page.hover(p.ref, timeout_ms=p.timeout_ms))
 
 
 async def fill(ctx: ToolContext, p: browser.FillParams) -> ToolResult:
     page = await ctx.firefox_tab(p.tab_id)
-    dialog = await page.fill(p.ref, p.value, timeout_ms=p.timeout_ms)
-    return _acted(page, "filled", p.ref, dialog)
+    return _receipt(await page.fill(p.ref, p.value, timeout_ms=p.timeout_ms))
 
 
 async def type_(ctx: ToolContext, p: browser.TypeParams) -> ToolResult:
-    _refuse_set("browser_type", p, ("delay_ms",))
     page = await ctx.firefox_tab(p.tab_id)
-    dialog = await page.type(p.text, ref=p.ref, timeout_ms=p.timeout_ms)
-    if dialog is None and p.submit:
-        dialog = await page.press("Enter", timeout_ms=p.timeout_ms)
-    return _acted(page, f"typed {len(p.text)} characters into", p.ref, dialog)
+    return _receipt(
+        await page.type(
+            p.text, ref=p.ref, submit=p.submit, delay_ms=p.delay_ms, timeout_ms=p.timeout_ms
+        )
+    )
 
 
 async def press(ctx: ToolContext, p: browser.PressParams) -> ToolResult:
     page = await ctx.firefox_tab(p.tab_id)
-    dialog = await page.press(p.key, ref=p.ref, timeout_ms=p.timeout_ms)
-    return _acted(page, f"pressed {p.key}", p.ref, dialog)
+    return _receipt(await page.press(p.key, ref=p.ref, timeout_ms=p.timeout_ms))
 
 
 async def dialog(ctx: ToolContext, p: browser.DialogParams) -> ToolResult:
