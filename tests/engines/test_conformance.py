@@ -273,4 +273,3 @@ async def test_fill_and_type_receipts_say_what_the_field_holds(page):
     typed = await page.tab.type("ab", ref=city, delay_ms=20, submit=True)
     assert typed.detail == "typed 2 characters and pressed Enter", typed.text
     await page.title_becomes("entered Osloab")
-
