@@ -100,8 +100,8 @@ FIREFOX: dict[str, FirefoxSupport] = {
     "browser_get_images": _not(_NOT_YET),
     "browser_evaluate": _on(
         "FirefoxPage.evaluate",
-        "an expression in the page's realm (function, ref, frame_id, args refused); a "
-        "script still running at its deadline is not stopped",
+        "the same parameters and result; a script still running at its deadline is not "
+        "stopped (BiDi cannot): closing the tab ends it",
     ),
     "browser_cdp": _not("CDP is Chromium's protocol"),
     "browser_metrics": _not(_NOT_YET),

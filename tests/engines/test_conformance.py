@@ -45,8 +45,7 @@ class Driver:
         raise AssertionError(f"no line matches {pattern!r} in:\n{text}")
 
     async def value(self, expression: str, timeout_ms: float | None = None) -> Any:
-        result = await self.tab.evaluate(expression, timeout_ms=timeout_ms)
-        return result if self.engine == "firefox" else result.value
+        return (await self.tab.evaluate(expression, timeout_ms=timeout_ms)).value
 
     async def title_becomes(self, title: str) -> None:
         budget = Budget(10)
@@ -273,3 +272,43 @@ async def test_fill_and_type_receipts_say_what_the_field_holds(page):
     typed = await page.tab.type("ab", ref=city, delay_ms=20, submit=True)
     assert typed.detail == "typed 2 characters and pressed Enter", typed.text
     await page.title_becomes("entered Osloab")
+
+
+async def test_evaluate_a_function_with_an_element_and_arguments(page):
+    city = await page.ref('textbox "City"')
+    result = await page.tab.evaluate(
+        function="function (el, suffix) { return this.value + el.id + suffix; }",
+        ref=city,
+        args=["!"],
+    )
+    assert (result.value, result.type) == ("Pariscity!", "string")
+    added = await page.tab.evaluate(function="(a, b) => ({sum: a + b})", args=[2, 3])
+    assert (added.value, added.type) == ({"sum": 5}, "object")
+
+
+async def test_evaluate_results_are_json_described_and_cut_as_on_chromium(page):
+    nodes = await page.tab.evaluate("[document.body, 1n, NaN, () => 1]")
+    assert nodes.value == ["body", "1n", "NaN", "function (anonymous)"] and nodes.described
+    circular = await page.tab.evaluate("(() => { const a = {n: 1}; a.self = a; return a; })()")
+    assert circular.value == {"n": 1, "self": "[circular]"}
+    long = await page.tab.evaluate("'x'.repeat(500)", max_chars=100)
+    assert long.truncated and long.total_chars == 502 and len(long.value) == 100
+    big = await page.tab.evaluate("Array.from({length: 300}, (_, i) => i)", max_chars=100)
+    assert big.truncated and big.value.startswith("[0,1,2") and big.total_chars > 100
+    assert (await page.tab.evaluate("undefined")).type == "undefined"
+    assert (await page.tab.evaluate("Promise.resolve(7)")).value == 7
+    pending = await page.tab.evaluate("Promise.resolve(7)", await_promise=False)
+    assert pending.type == "object"
+
+
+async def test_evaluate_in_a_frame_by_its_id(page):
+    frames = await page.tab.evaluate(
+        "Array.from(document.querySelectorAll('iframe'), f => f.title)"
+    )
+    assert frames.value == ["child"]
+    main, child = page.tab.frames.frames()
+    assert main.frame_id == page.tab.target_id and child.parent_id == main.frame_id
+    assert child.url.endswith("/engines_child.html")
+    frame_id = child.frame_id
+    inner = await page.tab.evaluate("location.pathname", frame_id=frame_id)
+    assert inner.value == "/engines_child.html"

@@ -100,10 +100,10 @@ async def test_a_script_that_hangs_holds_only_its_tab_and_closing_the_tab_ends_i
     assert time.monotonic() - started < 5
     assert caught.value.terminated is False
     assert "close the tab" in caught.value.hint
-    assert await other.evaluate("1 + 1", timeout_ms=5000) == 2  # other tabs keep working
+    assert (await other.evaluate("1 + 1", timeout_ms=5000)).value == 2  # other tabs keep working
     await hung.close(timeout_ms=5000)
     fresh = await firefox.new_tab(server.url("/engines.html"), timeout_ms=10_000)
-    assert await fresh.evaluate("document.title", timeout_ms=5000) == "Engines"
+    assert (await fresh.evaluate("document.title", timeout_ms=5000)).value == "Engines"
     await other.close()
     await fresh.close()
 
@@ -125,7 +125,7 @@ async def test_the_dialog_policy_answers_at_once(policy, server):
         assert session.recent_dialogs(tab.id) == [closed]
         expected = "confirm true" if policy == "auto_accept" else "confirm false"
         budget = Budget(10)
-        while await tab.evaluate("document.title") != expected:
+        while (await tab.evaluate("document.title")).value != expected:
             assert not budget.expired
             await budget.sleep(0.05)
         assert tab.pending_dialog is None
@@ -179,4 +179,4 @@ async def test_the_url_policy_holds_for_the_agent_and_for_the_page(server, other
         while len(session.blocked) < 2:
             assert not budget.expired, "the page's navigation was not judged"
             await budget.sleep(0.05)
-        assert await tab.evaluate("location.host") != other_origin.base.split("//")[1]
+        assert (await tab.evaluate("location.host")).value != other_origin.base.split("//")[1]

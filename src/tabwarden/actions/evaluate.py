@@ -37,7 +37,14 @@ if TYPE_CHECKING:
     from ..metrics import Metrics
     from ..page import Page
 
-__all__ = ["EvaluateResult", "EvaluationSessions", "evaluate", "is_busy"]
+__all__ = [
+    "SERIALIZE_JS",
+    "EvaluateResult",
+    "EvaluationSessions",
+    "check_evaluate_args",
+    "evaluate",
+    "is_busy",
+]
 
 _GROUP = "tabwarden-evaluate"
 _STOP_S = 0.2
@@ -47,7 +54,7 @@ DEFAULT_MAX_CHARS = 20_000
 
 # Turns a result object into something JSON can carry: cycles, DOM nodes and
 # functions become short descriptions instead of failing the whole result.
-_SERIALIZE = """function(maxChars) {
+SERIALIZE_JS = """function(maxChars) {
   const seen = new WeakSet();
   const describe = v => {
     if (v instanceof Node) {
@@ -152,7 +159,7 @@ async def evaluate(
     await_promise: bool,
     max_chars: int,
 ) -> EvaluateResult:
-    _check(expression, function, args, max_chars)
+    check_evaluate_args(expression, function, args, max_chars)
     registry = tab.frames
     frame_id = frame_id or tab.target_id
     frame = registry.get(frame_id)
@@ -236,7 +243,7 @@ async def is_busy(session: CDPSession, within_s: float = _PROBE_S) -> bool:
 # ---- private ------------------------------------------------------------------------
 
 
-def _check(
+def check_evaluate_args(
     expression: str | None, function: str | None, args: list[Any] | None, max_chars: int
 ) -> None:
     if (expression is None) == (function is None):
@@ -343,7 +350,7 @@ async def _value(
             "Runtime.callFunctionOn",
             {
                 "objectId": result["objectId"],
-                "functionDeclaration": _SERIALIZE,
+                "functionDeclaration": SERIALIZE_JS,
                 "arguments": [{"value": max_chars}],
                 "returnByValue": True,
             },

@@ -22,7 +22,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
+from ..actions.evaluate import EvaluateResult
 from ..actions.receipt import Receipt
+from ..bidi.connection import BiDiConnection
 from ..budget import Budget
 from ..clipping import clip_quoted
 from ..counting import counted
@@ -30,7 +32,7 @@ from ..engines import FIREFOX, check_firefox
 from ..errors import (
     BiDiError,
     DialogBlocking,
-    EvaluateTimeout,
+    EvaluateDisabled,
     InvalidArgument,
     NavigationError,
     NavigationTimeout,
@@ -52,9 +54,19 @@ from ..snapshot.walker import WALKER_JS, FrameWalk
 from ..supervisor.dialogs import ClosedBy, ClosedDialog, PendingDialog, dialog_action
 from ..tasks import TaskOwner
 from .acting import ActingHost, ActionBody, FirefoxActionWatch
-from .values import JS_TYPES, local_value, remote_result, remote_value
+from .evaluate import evaluate as run_evaluate
+from .values import local_value, remote_result, remote_value
 
-__all__ = ["KEYS", "SANDBOX", "WAIT_FOR", "ConsoleEntry", "FirefoxPage", "PageHost", "page_basics"]
+__all__ = [
+    "KEYS",
+    "SANDBOX",
+    "WAIT_FOR",
+    "ChildFrames",
+    "ConsoleEntry",
+    "FirefoxPage",
+    "PageHost",
+    "page_basics",
+]
 
 T = TypeVar("T")
 JSONObject = dict[str, Any]
@@ -141,6 +153,11 @@ class PageHost(ActingHost, Protocol):
 
     def budget(self, timeout_ms: float | None, kind: str) -> Budget: ...
 
+    @property
+    def evaluate_enabled(self) -> bool:
+        """``browser.evaluate_enabled``: the agent may run its own JavaScript."""
+        ...
+
     def status_of(self, navigation: object) -> tuple[int | None, str]: ...
 
     def last_dialog_of(self, page: FirefoxPage) -> PendingDialog | None: ...
@@ -160,6 +177,19 @@ class PageHost(ActingHost, Protocol):
         prompt_text: str | None,
         budget: Budget,
     ) -> ClosedDialog: ...
+
+
+class ChildFrames(dict[str, FrameInfo]):
+    """A tab's iframes by BiDi context id; ``frames()`` lists the tab's own document
+    first, then every frame (as ``FrameRegistry.frames()`` does on Chromium)."""
+
+    def __init__(self, page: FirefoxPage) -> None:
+        super().__init__()
+        self._page = page
+
+    def frames(self) -> list[FrameInfo]:
+        page = self._page
+        return [FrameInfo(page.context, None, page.url, "", None, False), *self.values()]
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,8 +216,9 @@ class FirefoxPage:
         self.opener: FirefoxPage | None = None
         self.navigated = False
         self.refs = RefTable()
-        self.frames: dict[str, FrameInfo] = {}
-        """Child contexts (iframes) of this tab by context id; the tab's own is not in it."""
+        self.frames = ChildFrames(self)
+        """Child contexts (iframes) of this tab by context id; the tab's own is not in it
+        (``frames.frames()`` lists it too, as Chromium's frame registry does)."""
         self._console: list[ConsoleEntry] = []
         self.pending_dialog: PendingDialog | None = None
         self.last_view: list[str] = []
@@ -416,42 +447,43 @@ class FirefoxPage:
 
     # ---- script ---------------------------------------------------------------------
 
-    async def evaluate(self, expression: str, *, timeout_ms: float | None = None) -> Any:
-        """Run ``expression`` in the page's own realm (awaiting a promise) within the
-        budget. BiDi has no ``terminateExecution``: a script still running at the deadline
-        keeps running (``EvaluateTimeout(terminated=False)``); a loop holds its tab (even a
-        navigation away waits for it) until the tab is closed, which ends it. Other tabs
-        keep working meanwhile."""
-        value, _ = await self.evaluate_typed(expression, timeout_ms=timeout_ms)
-        return value
+    @property
+    def connection(self) -> BiDiConnection:
+        return self.session.connection
 
-    async def evaluate_typed(
-        self, expression: str, *, timeout_ms: float | None = None
-    ) -> tuple[Any, str]:
-        """``evaluate``, with the value's JavaScript type (number, string, object…)."""
+    async def evaluate(
+        self,
+        expression: str | None = None,
+        *,
+        function: str | None = None,
+        ref: str | None = None,
+        frame_id: str | None = None,
+        args: list[Any] | None = None,
+        await_promise: bool = True,
+        max_chars: int = 20_000,
+        timeout_ms: float | None = None,
+    ) -> EvaluateResult:
+        """Run JavaScript in the page's own realm (or a frame's, or with an element by
+        ``ref``: ``function`` gets it as ``this`` and first argument), as on Chromium.
+        BiDi has no ``terminateExecution``: a script still running at the deadline
+        keeps running (``EvaluateTimeout(terminated=False)``); a loop holds its tab (even
+        a navigation away waits for it) until the tab is closed, which ends it. Other
+        tabs keep working meanwhile (firefox/evaluate.py)."""
+        if not self.session.evaluate_enabled:
+            raise EvaluateDisabled("evaluating JavaScript is turned off for this session")
         self.check_open()
         self.check_no_dialog()
-        budget = self.session.budget(timeout_ms, "evaluate")
-        started = time.monotonic()
-        try:
-            done, remote = await self.until_dialog(
-                self.remote_in(self.context, expression, budget, sandbox=None)
-            )
-        except TimeoutError:
-            raise EvaluateTimeout(
-                f"the script did not finish within {budget.timeout_s * 1000:.0f} ms in tab "
-                f"{self.id}, and it may still run: Firefox cannot stop a running script",
-                elapsed_ms=int((time.monotonic() - started) * 1000),
-                terminated=False,
-                hint="a promise that never settles leaves the tab usable; a script that "
-                "loops holds the tab (a navigation waits for it): close the tab "
-                "(tab.close()) to end it, other tabs keep working",
-            ) from None
-        if not done or remote is None:
-            self.check_no_dialog()
-            raise TabClosed(f"tab {self.id}: the script ended with no result")
-        kind = str(remote.get("type", "undefined"))
-        return remote_value(remote), JS_TYPES.get(kind, kind)
+        return await run_evaluate(
+            self,
+            self.session.budget(timeout_ms, "evaluate"),
+            expression=expression,
+            function=function,
+            ref=ref,
+            frame_id=frame_id,
+            args=args,
+            await_promise=await_promise,
+            max_chars=max_chars,
+        )
 
     async def evaluate_in(
         self, context: str, expression: str, budget: Budget, *, sandbox: str | None = SANDBOX

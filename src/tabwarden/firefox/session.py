@@ -12,6 +12,7 @@ alone when that fails), then the backend ends what is left of the process.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import itertools
 import logging
 import time
@@ -235,6 +236,10 @@ class FirefoxSession:
         return page.pending_dialog or self._last_dialog.get(page.context)
 
     @property
+    def evaluate_enabled(self) -> bool:
+        return self.config.browser.evaluate_enabled
+
+    @property
     def receipt_diff(self) -> str:
         return self.config.browser.receipt_diff
 
@@ -335,10 +340,13 @@ class FirefoxSession:
         elif method == "browsingContext.contextDestroyed":
             self._context_destroyed(params)
         elif method in ("browsingContext.domContentLoaded", "browsingContext.load"):
-            page = self._pages.get(str(params.get("context")))
+            context = str(params.get("context"))
+            page = self._pages.get(context)
             if page is not None:
                 state = "complete" if method.endswith("load") else "interactive"
                 page.saw_load_state(state, str(params.get("url", "")))
+            else:
+                self._frame_loaded(context, str(params.get("url", "")))
         elif method == "browsingContext.navigationStarted":
             page = self._pages.get(str(params.get("context")))
             if page is not None:
@@ -394,6 +402,13 @@ class FirefoxSession:
             if isinstance(child, dict):
                 child.setdefault("parent", context)
                 self._context_created(child)
+
+    def _frame_loaded(self, context: str, url: str) -> None:
+        """An iframe's document loaded: its frame shows where it is now."""
+        page = self.page_of(context)
+        frame = page.frames.get(context) if page is not None else None
+        if page is not None and frame is not None and url:
+            page.frames[context] = dataclasses.replace(frame, url=url)
 
     def _add_page(self, context: str, url: str, opener: FirefoxPage | None) -> FirefoxPage:
         page = FirefoxPage(self, f"t{next(self._tab_ids)}", context, url)

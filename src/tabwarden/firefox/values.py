@@ -21,6 +21,16 @@ JS_TYPES = {
     "date": "object",
     "regexp": "object",
     "null": "object",
+    "promise": "object",
+    "error": "object",
+    "proxy": "object",
+    "weakmap": "object",
+    "weakset": "object",
+    "generator": "object",
+    "typedarray": "object",
+    "arraybuffer": "object",
+    "nodelist": "object",
+    "htmlcollection": "object",
 }
 """BiDi's value types → JavaScript's ``typeof`` (as the Chromium engine reports it)."""
 

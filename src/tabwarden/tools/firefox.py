@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..actions.receipt import Receipt
-from ..errors import EngineUnsupported, EvaluateDisabled, InvalidArgument
+from ..errors import EngineUnsupported, InvalidArgument
 from ..navigation import NavigationResult
 from ..supervisor.dialogs import ClosedDialog, dialog_action
 from . import browser, diagnostics
@@ -202,18 +202,19 @@ async def close(ctx: ToolContext, p: browser.NoParams) -> ToolResult:
 
 
 async def evaluate(ctx: ToolContext, p: browser.EvaluateParams) -> ToolResult:
-    if not ctx.manager.config.browser.evaluate_enabled:
-        raise EvaluateDisabled("evaluating JavaScript is turned off for this session")
-    _refuse_set("browser_evaluate", p, ("function", "ref", "frame_id", "args", "await_promise"))
-    if p.expression is None:
-        raise InvalidArgument("give an expression", hint="expression='document.title'")
     page = await ctx.firefox_tab(p.tab_id)
-    started = time.monotonic()
-    value, kind = await page.evaluate_typed(p.expression, timeout_ms=p.timeout_ms)
-    shown = value if isinstance(value, str) else json.dumps(value)
-    elapsed_ms = int((time.monotonic() - started) * 1000)
-    data = {"value": value, "type": kind, "elapsed_ms": elapsed_ms, "truncated": False}
-    return ToolResult(shown, data, untrusted=True)
+    result = await page.evaluate(
+        p.expression,
+        function=p.function,
+        ref=p.ref,
+        frame_id=p.frame_id,
+        args=p.args,
+        await_promise=p.await_promise,
+        timeout_ms=p.timeout_ms,
+    )
+    shown = result.value if isinstance(result.value, str) else json.dumps(result.value)
+    more = f" [truncated: {result.total_chars:,} chars in all]" if result.truncated else ""
+    return ToolResult(f"{shown}{more}", result.to_dict(), untrusted=True)
 
 
 _LEVELS = {"warning": "warn", "log": "info"}
