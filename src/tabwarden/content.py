@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 from urllib.parse import urljoin
@@ -35,6 +35,8 @@ __all__ = [
     "ImageInfo",
     "ImageList",
     "PageContent",
+    "PageRead",
+    "cdp_read",
     "html_to_markdown",
     "page_content",
     "page_images",
@@ -222,8 +224,28 @@ class ImageList:
 # ---- the calls -------------------------------------------------------------------------
 
 
+PageRead = Callable[[str, Budget, str], Awaitable[dict[str, Any]]]
+"""Runs a page script (an expression) and returns the object it gives: ``read(script,
+budget, what)``, ``what`` saying what is being read in an error. Chromium's is a
+``Runtime.evaluate`` on the page's session (``cdp_read``); Firefox's runs the script
+in tabwarden's sandbox realm of the tab."""
+
+
+def cdp_read(session: CDPSession) -> PageRead:
+    """The page reader of a CDP session (``Runtime.evaluate`` by value)."""
+
+    async def read(script: str, budget: Budget, what: str) -> dict[str, Any]:
+        return await _evaluate(session, script, budget, what=what)
+
+    return read
+
+
+def _reader(source: CDPSession | PageRead) -> PageRead:
+    return cdp_read(source) if isinstance(source, CDPSession) else source
+
+
 async def page_content(
-    session: CDPSession,
+    source: CDPSession | PageRead,
     budget: Budget,
     *,
     format: ContentFormat = "markdown",
@@ -240,7 +262,7 @@ async def page_content(
     _check_int("max_chars", max_chars, *MAX_CHARS_LIMITS)
     _check_int("cursor", cursor, 0, None)
     script = _CONTENT_SCRIPT % {"text": "true" if format == "text" else "false"}
-    value = await _evaluate(session, script, budget, what=f"reading the page as {format}")
+    value = await _reader(source)(script, budget, f"reading the page as {format}")
     url = _as_str(value.get("url"))
     title = _as_str(value.get("title"))
     if format == "text":
@@ -274,7 +296,9 @@ async def page_content(
     )
 
 
-async def page_images(session: CDPSession, budget: Budget, *, max_images: int = 200) -> ImageList:
+async def page_images(
+    source: CDPSession | PageRead, budget: Budget, *, max_images: int = 200
+) -> ImageList:
     """The page's ``<img>`` and ``<input type=image>`` elements, in document order.
 
     Images inside shadow roots and iframes are not listed.
@@ -285,7 +309,7 @@ async def page_images(session: CDPSession, budget: Budget, *, max_images: int = 
         "keep": _DATA_URL_KEEP,
         "prefix": _DATA_URL_PREFIX,
     }
-    value = await _evaluate(session, script, budget, what="listing the page's images")
+    value = await _reader(source)(script, budget, "listing the page's images")
     raw_images = value.get("images")
     images = tuple(
         _image_info(item) for item in (raw_images if isinstance(raw_images, list) else [])

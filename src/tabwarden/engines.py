@@ -62,7 +62,7 @@ FIREFOX: dict[str, FirefoxSupport] = {
     ),
     "browser_snapshot": _on(
         "FirefoxPage.snapshot",
-        "the same walker, text and paging; scope refused; no listener-only clickables "
+        "the same walker, text, paging and scope; no listener-only clickables "
         "(BiDi cannot read event listeners)",
     ),
     "browser_click": _on(
@@ -96,8 +96,10 @@ FIREFOX: dict[str, FirefoxSupport] = {
     "browser_forward": _on("FirefoxPage.forward"),
     "browser_reload": _on("FirefoxPage.reload"),
     "browser_close": _on("FirefoxSession.close"),
-    "browser_get_content": _not(_NOT_YET),
-    "browser_get_images": _not(_NOT_YET),
+    "browser_get_content": _on(
+        "FirefoxPage.get_content", "the same script and Markdown, read in tabwarden's sandbox"
+    ),
+    "browser_get_images": _on("FirefoxPage.get_images"),
     "browser_evaluate": _on(
         "FirefoxPage.evaluate",
         "the same parameters and result; a script still running at its deadline is not "

@@ -18,7 +18,7 @@ import pytest
 
 import tabwarden
 from tabwarden.budget import Budget
-from tabwarden.errors import DeadlineExceeded, StaleRefError
+from tabwarden.errors import DeadlineExceeded, StaleRefError, UnknownRef
 from tests.conftest import browser_processes
 
 pytestmark = pytest.mark.browser
@@ -291,9 +291,9 @@ async def test_evaluate_results_are_json_described_and_cut_as_on_chromium(page):
     assert nodes.value == ["body", "1n", "NaN", "function (anonymous)"] and nodes.described
     circular = await page.tab.evaluate("(() => { const a = {n: 1}; a.self = a; return a; })()")
     assert circular.value == {"n": 1, "self": "[circular]"}
-    long = await page.tab.evaluate("'x'.repeat(500)", max_chars=100)
+    long = await page.tab.evaluate("'x'.repeat(500)", max_chars=200)
     assert long.truncated and long.total_chars == 502 and len(long.value) == 100
-    big = await page.tab.evaluate("Array.from({length: 300}, (_, i) => i)", max_chars=100)
+    big = await page.tab.evaluate("Array.from({length: 300}, (_, i) => i)", max_chars=200)
     assert big.truncated and big.value.startswith("[0,1,2") and big.total_chars > 100
     assert (await page.tab.evaluate("undefined")).type == "undefined"
     assert (await page.tab.evaluate("Promise.resolve(7)")).value == 7
@@ -312,3 +312,36 @@ async def test_evaluate_in_a_frame_by_its_id(page):
     frame_id = child.frame_id
     inner = await page.tab.evaluate("location.pathname", frame_id=frame_id)
     assert inner.value == "/engines_child.html"
+
+
+async def test_a_snapshot_scoped_to_a_ref_shows_only_its_subtree(page):
+    frame = await page.ref(r'iframe|Iframe|document "child"|"child"')
+    scoped = (await page.tab.snapshot(scope=frame)).text
+    assert f"# scope {frame}" in scoped
+    assert 'button "Inner"' in scoped and 'button "Confirm"' not in scoped, scoped
+    with pytest.raises(UnknownRef):
+        await page.tab.snapshot(scope="e99999")
+
+
+async def test_content_as_markdown_and_text_paged_by_cursor(driver, server):
+    await driver.tab.navigate(server.url("/engines.html"))
+    content = await driver.tab.get_content()
+    assert content.format == "markdown" and content.title == "Engines"
+    assert "# Engines" in content.text and "[Child page](" in content.text
+    text = await driver.tab.get_content(format="text")
+    assert text.text.startswith("Engines") and "[Child page]" not in text.text
+    await driver.tab.navigate(server.url("/content_long.html"))
+    first = await driver.tab.get_content(max_chars=200)
+    assert first.next_cursor is not None and first.truncated
+    rest = await driver.tab.get_content(max_chars=1_000_000, cursor=first.next_cursor)
+    assert rest.cursor == first.next_cursor and rest.next_cursor is None
+    assert first.total_chars == rest.total_chars > 200
+
+
+async def test_images_are_listed_with_size_and_state(driver, server):
+    await driver.tab.navigate(server.url("/content_images.html"))
+    images = await driver.tab.get_images()
+    assert images.total >= 2 and images.images
+    assert any(i.loaded is False for i in images.images)  # a broken image says so
+    first = await driver.tab.get_images(max_images=1)
+    assert len(first.images) == 1 and first.truncated

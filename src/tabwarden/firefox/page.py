@@ -20,13 +20,14 @@ import json
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 from ..actions.evaluate import EvaluateResult
 from ..actions.receipt import Receipt
 from ..bidi.connection import BiDiConnection
 from ..budget import Budget
 from ..clipping import clip_quoted
+from ..content import ImageList, PageContent, page_content, page_images
 from ..counting import counted
 from ..engines import FIREFOX, check_firefox
 from ..errors import (
@@ -48,7 +49,7 @@ from ..page import PageBasics
 from ..snapshot import DEFAULT_MAX_CHARS, RefTable, Snapshot
 from ..snapshot.build import build_tree
 from ..snapshot.captures import Capture, CaptureStore, Cursor, new_capture_id
-from ..snapshot.reading import dialog_lines, header_line
+from ..snapshot.reading import dialog_lines, header_line, scope_node
 from ..snapshot.render import check_max_chars, render_lines, select_lines
 from ..snapshot.walker import WALKER_JS, FrameWalk
 from ..supervisor.dialogs import ClosedBy, ClosedDialog, PendingDialog, dialog_action
@@ -534,32 +535,37 @@ class FirefoxPage:
         max_chars: int = DEFAULT_MAX_CHARS,
         cursor: int | str = 0,
         find: str | None = None,
+        scope: str | None = None,
         timeout_ms: float | None = None,
     ) -> Snapshot:
         """The page's accessibility view with refs, as on Chromium: the same walker, text,
-        header, ``find``, and pages of ``max_chars`` read by ``cursor`` from one walk
-        (saying when the page changed since). Same-origin and cross-origin iframes are
-        inlined under their <iframe>. A pending dialog is named in the header; the page
-        is still read (tabwarden's sandbox runs while a dialog waits)."""
+        header, ``find``, ``scope`` (the subtree under a ref, all its nodes), and pages
+        of ``max_chars`` read by ``cursor`` from one walk (saying when the page changed
+        since). Same-origin and cross-origin iframes are inlined under their <iframe>. A
+        pending dialog is named in the header; the page is still read (tabwarden's
+        sandbox runs while a dialog waits)."""
         start = Cursor.parse(cursor)
         check_max_chars(max_chars)
         self.check_open()
         budget = self.session.budget(timeout_ms, "snapshot")
         if start.capture is not None:
-            capture = self._captures.continued(start, full=full, scope=None, find=find)
+            capture = self._captures.continued(start, full=full, scope=scope, find=find)
             changed = await self._changed_since(capture, budget)
             return capture.later_page(max_chars=max_chars, start=start.line, changed=changed)
         walks: dict[str, FrameWalk] = {}
-        await self._walk(self.context, None, full, budget, walks, depth=0)
+        await self._walk(self.context, None, full or scope is not None, budget, walks, depth=0)
         root = build_tree(walks, self.context, self.refs)
         top = walks.get(self.context)
         if top is not None:
             self.title = top.title
-        lines = render_lines(root, full=full, page_url=self.url)
-        if not full:
-            self.last_view = lines
         dialog = self.pending_dialog
         header = [header_line(self), *dialog_lines([dialog] if dialog is not None else [])]
+        if scope is not None:
+            root = scope_node(root, scope, self.refs, self.id)
+            header.append(f"# scope {root.ref}")
+        lines = render_lines(root, full=full, page_url=self.url)
+        if not full and scope is None:
+            self.last_view = lines
         header, selected = select_lines(header, lines, find)
         capture = Capture(
             id=new_capture_id(),
@@ -567,7 +573,7 @@ class FirefoxPage:
             url=self.url,
             title=self.title,
             full=full,
-            scope=None,
+            scope=root.ref if scope is not None else None,
             find=find,
             root=root,
             header=header,
@@ -944,6 +950,44 @@ class FirefoxPage:
         if len(text) > max_chars:
             text = text[:max_chars] + f"\n[… {counted(len(text) - max_chars, 'more character')}]"
         return text
+
+    async def get_content(
+        self,
+        *,
+        format: Literal["markdown", "text"] = "markdown",
+        max_chars: int = 20_000,
+        cursor: int = 0,
+        timeout_ms: float | None = None,
+    ) -> PageContent:
+        """The page as Markdown (or plain text), paged; untrusted page data. Read by the
+        same script as on Chromium, in tabwarden's sandbox (a page that replaced the
+        DOM's built-ins cannot change what is read)."""
+        self.check_open()
+        self.check_no_dialog()
+        budget = self.session.budget(timeout_ms, "action")
+        return await page_content(
+            self._read_object, budget, format=format, max_chars=max_chars, cursor=cursor
+        )
+
+    async def get_images(
+        self, *, max_images: int = 200, timeout_ms: float | None = None
+    ) -> ImageList:
+        """The page's images: src, alt, rendered and natural size, loaded or broken."""
+        self.check_open()
+        self.check_no_dialog()
+        budget = self.session.budget(timeout_ms, "action")
+        return await page_images(self._read_object, budget, max_images=max_images)
+
+    async def _read_object(self, script: str, budget: Budget, what: str) -> dict[str, Any]:
+        """A page-reading script's object (as JSON text: BiDi's own serialisation of a
+        deep object is cut at a depth)."""
+        text = await self.evaluate_in(self.context, f"JSON.stringify({script})", budget)
+        value = json.loads(text) if isinstance(text, str) else None
+        if not isinstance(value, dict):
+            raise ScriptError(
+                f"{what}: the page script returned no object", text="", line=0, column=0, url=""
+            )
+        return value
 
     async def close(self, *, timeout_ms: float | None = None) -> None:
         if self.closed:

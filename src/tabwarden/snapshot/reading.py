@@ -22,7 +22,7 @@ from . import Snapshot
 from .build import build_tree
 from .captures import Capture, CaptureStore, Cursor, new_capture_id
 from .model import LeftOut, SnapshotNode
-from .refs import parse_ref
+from .refs import RefTable, parse_ref
 from .render import render_lines, select_lines
 from .walker import Walker
 
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from ..supervisor.dialogs import PendingDialog
     from ..supervisor.state import SupervisorState
 
-__all__ = ["SnapshotReader", "dialog_lines"]
+__all__ = ["SnapshotReader", "dialog_lines", "header_line", "scope_node"]
 
 _CHANGE_CHECK_S = 1.0
 """How long a later page of a snapshot waits for the page to say whether it changed."""
@@ -105,7 +105,7 @@ class SnapshotReader:
         header += said
         view = root
         if scope is not None:
-            view = self._scope_node(root, scope)
+            view = scope_node(root, scope, page.refs, page.id)
             header.append(f"# scope {view.ref}")
         left_out = None
         if scope is None and not full:
@@ -171,19 +171,21 @@ class SnapshotReader:
             changed = None  # a busy page: the capture can still be read
         return capture.later_page(max_chars=max_chars, start=start.line, changed=changed)
 
-    def _scope_node(self, root: SnapshotNode, scope: str) -> SnapshotNode:
-        ref = parse_ref(scope)
-        if ref is None:
-            raise InvalidArgument(
-                f"scope={scope!r} is not a ref", hint="pass a ref from a snapshot, such as e7"
-            )
-        for node in root.walk():
-            if node.ref == ref:
-                return node
-        entry = self._page.refs.get(ref)
-        if entry is None:
-            raise UnknownRef(f"no ref {ref} in tab {self._page.id}", ref=ref)
-        raise StaleRefError(f"{entry.describe()} is no longer on the page", ref=ref)
+
+def scope_node(root: SnapshotNode, scope: str, refs: RefTable, tab_id: str) -> SnapshotNode:
+    """The node a snapshot's ``scope`` names (a ref of the tab's), read from ``root``."""
+    ref = parse_ref(scope)
+    if ref is None:
+        raise InvalidArgument(
+            f"scope={scope!r} is not a ref", hint="pass a ref from a snapshot, such as e7"
+        )
+    for node in root.walk():
+        if node.ref == ref:
+            return node
+    entry = refs.get(ref)
+    if entry is None:
+        raise UnknownRef(f"no ref {ref} in tab {tab_id}", ref=ref)
+    raise StaleRefError(f"{entry.describe()} is no longer on the page", ref=ref)
 
 
 def header_line(page: PageBasics) -> str:

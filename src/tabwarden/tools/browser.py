@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from ..actions.receipt import Receipt
+from ..content import ImageList, PageContent
 from ..counting import counted
 from ..errors import InvalidArgument
 from ..navigation import NavigationResult
@@ -15,7 +16,7 @@ from ..screenshot import MAX_AREA_PX, MAX_SIDE_PX
 from .context import ToolContext
 from .spec import CommandLine, FlagAlias, Image, OptionAlias, Params, ToolResult, ToolSpec
 
-__all__ = ["TOOLS"]
+__all__ = ["TOOLS", "content_result", "images_result"]
 
 Ref = Field(description="Element ref from the latest snapshot (e7, @e7) or a CSS selector")
 TabId = Field(None, description="Tab id (t2); default: the active tab")
@@ -174,6 +175,11 @@ async def get_content(ctx: ToolContext, p: GetContentParams) -> ToolResult:
     content = await tab.get_content(
         format=p.format, max_chars=p.max_chars, cursor=p.cursor, timeout_ms=p.timeout_ms
     )
+    return content_result(content)
+
+
+def content_result(content: PageContent) -> ToolResult:
+    """A page's content as a tool's result (either engine)."""
     data = content.to_dict()
     data.pop("text", None)
     return ToolResult(content.text, data, untrusted=True)
@@ -187,7 +193,11 @@ class GetImagesParams(Params):
 
 async def get_images(ctx: ToolContext, p: GetImagesParams) -> ToolResult:
     tab = await ctx.tab(p.tab_id)
-    images = await tab.get_images(max_images=p.max_images, timeout_ms=p.timeout_ms)
+    return images_result(await tab.get_images(max_images=p.max_images, timeout_ms=p.timeout_ms))
+
+
+def images_result(images: ImageList) -> ToolResult:
+    """A page's images as a tool's result (either engine)."""
     data = images.to_dict()
     lines = [
         f"- {json.dumps(i.alt)} {i.src} {i.width}x{i.height}"

@@ -70,10 +70,14 @@ async def reload(ctx: ToolContext, p: browser.HistoryParams) -> ToolResult:
 
 
 async def snapshot(ctx: ToolContext, p: browser.SnapshotParams) -> ToolResult:
-    _refuse_set("browser_snapshot", p, ("scope",))
     page = await ctx.firefox_tab(p.tab_id)
     snap = await page.snapshot(
-        full=p.full, find=p.find, max_chars=p.max_chars, cursor=p.cursor, timeout_ms=p.timeout_ms
+        full=p.full,
+        find=p.find,
+        scope=p.scope,
+        max_chars=p.max_chars,
+        cursor=p.cursor,
+        timeout_ms=p.timeout_ms,
     )
     data = snap.to_dict()
     data.pop("text", None)
@@ -240,6 +244,21 @@ def _entry(entry: Any) -> dict[str, Any]:
     }
 
 
+async def get_content(ctx: ToolContext, p: browser.GetContentParams) -> ToolResult:
+    page = await ctx.firefox_tab(p.tab_id)
+    content = await page.get_content(
+        format=p.format, max_chars=p.max_chars, cursor=p.cursor, timeout_ms=p.timeout_ms
+    )
+    return browser.content_result(content)
+
+
+async def get_images(ctx: ToolContext, p: browser.GetImagesParams) -> ToolResult:
+    page = await ctx.firefox_tab(p.tab_id)
+    return browser.images_result(
+        await page.get_images(max_images=p.max_images, timeout_ms=p.timeout_ms)
+    )
+
+
 FIREFOX_HANDLERS: dict[str, Handler] = {
     "browser_navigate": navigate,
     "browser_back": back,
@@ -260,6 +279,8 @@ FIREFOX_HANDLERS: dict[str, Handler] = {
     "browser_close": close,
     "browser_evaluate": evaluate,
     "browser_console": console,
+    "browser_get_content": get_content,
+    "browser_get_images": get_images,
 }
 """Tool name → its handler on a Firefox session."""
 
