@@ -241,7 +241,7 @@ def cdp_read(session: CDPSession) -> PageRead:
 
 
 def _reader(source: CDPSession | PageRead) -> PageRead:
-    return cdp_read(source) if isinstance(source, CDPSession) else source
+    return source if callable(source) else cdp_read(source)
 
 
 async def page_content(
