@@ -291,9 +291,9 @@ async def test_evaluate_results_are_json_described_and_cut_as_on_chromium(page):
     assert nodes.value == ["body", "1n", "NaN", "function (anonymous)"] and nodes.described
     circular = await page.tab.evaluate("(() => { const a = {n: 1}; a.self = a; return a; })()")
     assert circular.value == {"n": 1, "self": "[circular]"}
-    long = await page.tab.evaluate("'x'.repeat(500)", max_chars=200)
+    long = await page.tab.evaluate("'x'.repeat(500)", max_chars=100)
     assert long.truncated and long.total_chars == 502 and len(long.value) == 100
-    big = await page.tab.evaluate("Array.from({length: 300}, (_, i) => i)", max_chars=200)
+    big = await page.tab.evaluate("Array.from({length: 300}, (_, i) => i)", max_chars=100)
     assert big.truncated and big.value.startswith("[0,1,2") and big.total_chars > 100
     assert (await page.tab.evaluate("undefined")).type == "undefined"
     assert (await page.tab.evaluate("Promise.resolve(7)")).value == 7
