@@ -55,7 +55,7 @@ class Reaped:
     timeout_s: float
     at: float
     """Wall-clock time (``time.time()``) it was closed."""
-    session: weakref.ref[BrowserSession] = field(repr=False, compare=False)
+    session: weakref.ref[BrowserSession | FirefoxSession] = field(repr=False, compare=False)
     """The closed session itself, while anyone holds it (to tell it from a later one of
     the same name)."""
 
@@ -192,6 +192,7 @@ class SessionManager:
         async with self._starting_lock(name):
             session = self._firefox.get(name)
             if session is not None and not session.closed:
+                await session.relaunch_if_lost(timeout_ms)
                 return session
             self._check_limit(name)
             self._starting.add(name)
@@ -206,6 +207,11 @@ class SessionManager:
                 self._starting.discard(name)
             self._firefox[name] = session
             return session
+
+    def get_firefox(self, name: str = "default") -> FirefoxSession | None:
+        """The open Firefox session called ``name`` (None: there is none)."""
+        session = self._firefox.get(name)
+        return session if session is not None and not session.closed else None
 
     def firefox_names(self) -> list[str]:
         return [name for name, session in self._firefox.items() if not session.closed]
@@ -291,6 +297,7 @@ class SessionManager:
             firefox = self._firefox.pop(name)
             logger.info("closing Firefox session %r after %.0f s without use", name, timeout)
             self.reaped.append(name)
+            self._remember_reaped(firefox, now - firefox.last_used, timeout)
             closing = asyncio.get_running_loop().create_task(
                 firefox.close(), name=f"tabwarden-reap-{name}"
             )
@@ -314,7 +321,9 @@ class SessionManager:
             self._changed()
         return idle + idle_firefox
 
-    def _remember_reaped(self, session: BrowserSession, idle_s: float, timeout_s: float) -> None:
+    def _remember_reaped(
+        self, session: BrowserSession | FirefoxSession, idle_s: float, timeout_s: float
+    ) -> None:
         self._reap_records.pop(session.name, None)  # the newest last
         self._reap_records[session.name] = Reaped(
             session.name, idle_s, timeout_s, time.time(), weakref.ref(session)

@@ -24,6 +24,7 @@ from tabwarden.errors import (
     TabClosed,
 )
 from tabwarden.firefox import FirefoxSession
+from tests.conftest import browser_processes
 
 pytestmark = pytest.mark.browser
 
@@ -131,7 +132,7 @@ async def test_the_dialog_policy_answers_at_once(policy, server):
         assert tab.pending_dialog is None
 
 
-async def test_a_browser_that_dies_fails_its_calls_at_once_and_leaves_nothing(server):
+async def test_a_browser_that_dies_fails_its_calls_at_once_then_is_relaunched(server):
     session = await tabwarden.launch(isolated=True, engine="firefox")
     profile = session.backend.profile_dir
     try:
@@ -147,15 +148,25 @@ async def test_a_browser_that_dies_fails_its_calls_at_once_and_leaves_nothing(se
         with pytest.raises((BrowserCrashed, TabClosed)) as caught:
             await tab.navigate(server.url("/engines.html"))
         assert caught.value.hint
+        assert session.browser_lost and session.tabs == []
         with pytest.raises(BrowserCrashed) as crashed:
-            await session.new_tab()
+            _ = session.connection
+        assert "relaunch" in (crashed.value.hint or "")
+        fresh = await session.new_tab(server.url("/engines.html"))  # relaunches Firefox
+        assert not session.browser_lost and fresh.id != tab.id
+        assert (await fresh.snapshot()).text.count('button "Confirm"') == 1
+        notice = session.take_relaunch_notice()
+        assert notice is not None and session.take_relaunch_notice() is None  # told once
+        said = notice.describe()
+        assert f"tab {tab.id} (" in said and "relaunched it" in said, said
         # How the process ended, once it is reaped (the socket may close a moment before).
-        assert "SIGKILL" in str(crashed.value) or "connection to Firefox closed" in str(
-            crashed.value
-        )
+        assert "SIGKILL" in said or "connection to Firefox was lost" in said, said
+        assert not profile.parent.exists()  # the dead browser's throwaway profile is gone
+        relaunched_profile = session.backend.profile_dir
     finally:
         await session.close()
-    assert not profile.parent.exists()
+    assert not relaunched_profile.parent.exists()
+    assert not browser_processes(relaunched_profile)
 
 
 async def test_the_url_policy_holds_for_the_agent_and_for_the_page(server, other_origin):

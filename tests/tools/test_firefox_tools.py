@@ -5,7 +5,9 @@ Firefox handler cannot honour."""
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+import signal
 from collections.abc import AsyncIterator
 
 import pytest
@@ -14,7 +16,7 @@ import tabwarden
 from tabwarden.budget import Budget
 from tabwarden.config import Config
 from tabwarden.engines import FIREFOX
-from tabwarden.errors import EngineUnsupported
+from tabwarden.errors import EngineUnsupported, SessionReaped
 from tabwarden.tools.context import ToolContext
 from tabwarden.tools.firefox import FIREFOX_HANDLERS
 from tabwarden.tools.registry import call_tool, select_tools
@@ -120,3 +122,48 @@ async def test_an_idle_firefox_session_is_closed_but_not_while_a_call_runs(serve
         assert reaped == ["idle"]
         assert session.closed and manager.firefox_names() == []
         assert not browser_processes(profile)
+
+
+@pytest.mark.browser
+async def test_a_reaped_firefox_session_is_told_once_then_a_new_one_starts(server):
+    config = _config()
+    config.browser.inactivity_timeout_s = 3600
+    async with tabwarden.SessionManager(config) as manager:
+        ctx = ToolContext(manager, "reaped")
+        await call_tool(ctx, "browser_navigate", {"url": server.url("/engines.html")})
+        first = manager.get_firefox("reaped")
+        assert first is not None
+        first.last_used -= 7200
+        budget = Budget(10)
+        while not await manager.reap_idle():
+            budget.check("waiting for the session to go idle")
+            await budget.sleep(0.05)
+        with pytest.raises(SessionReaped) as told:
+            await call_tool(ctx, "browser_snapshot", {})
+        assert "session reaped was closed after" in str(told.value)
+        snap = await call_tool(ctx, "browser_snapshot", {})  # a new Firefox, a blank tab
+        assert "about:blank" in snap.final_text()
+        assert manager.get_firefox("reaped") not in (None, first)
+
+
+@pytest.mark.browser
+async def test_a_tool_call_after_firefox_died_relaunches_it_and_says_so(server):
+    async with tabwarden.SessionManager(_config()) as manager:
+        ctx = ToolContext(manager, "crashing")
+        await call_tool(ctx, "browser_navigate", {"url": server.url("/engines.html")})
+        session = manager.get_firefox("crashing")
+        assert session is not None
+        tab_id = session.active_tab.id
+        profile = session.backend.profile_dir
+        os.killpg(session.backend.pid, signal.SIGKILL)
+        budget = Budget(10)
+        while not session.browser_lost:
+            budget.check("waiting for the connection to close")
+            await budget.sleep(0.02)
+        result = await call_tool(ctx, "browser_tabs", {})
+        first_line = result.final_text().split("\n")[0]
+        assert "relaunched it" in first_line and f"tab {tab_id} (" in first_line, first_line
+        assert manager.get_firefox("crashing") is session and not session.browser_lost
+        assert not browser_processes(profile)
+        again = await call_tool(ctx, "browser_tabs", {})
+        assert "relaunched" not in again.final_text()  # told once

@@ -11,6 +11,7 @@ alone when that fails), then the backend ends what is left of the process.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import itertools
@@ -34,6 +35,7 @@ from ..errors import (
     TabwardenError,
 )
 from ..frames import FrameInfo
+from ..relaunch import BrowserLoss, LostTab, Relaunch
 from ..safety.paths import WorkspacePaths
 from ..safety.url_policy import UrlPolicy, Verdict
 from ..supervisor.buffers import Ring
@@ -106,11 +108,20 @@ class FirefoxSession:
         self.blocked: list[Verdict] = []
         """Page-initiated documents the policy blocked (the newest last, bounded)."""
         self._blocked_at: list[float] = []
+        self._loss: BrowserLoss | None = None
+        """Why and when Firefox went away under the open session (None: it did not)."""
+        self._relaunch: Relaunch | None = None
+        self._relaunching = asyncio.Lock()
 
     # ---- life -----------------------------------------------------------------------
 
     async def start(self, timeout_ms: float | None = None) -> FirefoxSession:
         budget = Budget.from_ms(timeout_ms or self.config.timeouts.launch_ms)
+        await self._open(budget)
+        return self
+
+    async def _open(self, budget: Budget) -> None:
+        """Launch Firefox, open the BiDi session and take its tabs (one at least)."""
         endpoint = await self.backend.start(budget)
         self._connection = await BiDiConnection.connect(endpoint.ws_url, budget)
         await self._connection.send("session.new", {"capabilities": CAPABILITIES}, budget=budget)
@@ -129,8 +140,42 @@ class FirefoxSession:
         for page in self.tabs:
             await self._set_viewport(page.context, budget)
         if not self._pages:
-            await self.new_tab()
-        return self
+            await self._new_tab(None, None)
+
+    async def relaunch_if_lost(self, timeout_ms: float | None = None) -> bool:
+        """When Firefox went away (killed, crashed) under the open session: launch a new
+        one in its place, with a new first tab (True). The old tabs, their refs and
+        dialogs are gone; ``take_relaunch_notice()`` says so once."""
+        async with self._relaunching:
+            loss = self._loss
+            if loss is None or self._closed:
+                return False
+            old = self._connection
+            self._connection = None
+            if old is not None:
+                await old.close()
+            for page in self._pages.values():
+                page.was_closed()
+                await page.aclose_tasks()
+            self._pages.clear()
+            self._active = None
+            self._statuses.clear()
+            budget = Budget.from_ms(timeout_ms or self.config.timeouts.launch_ms)
+            await self._open(budget)
+            self._loss = None
+            self._relaunch = Relaunch(loss, time.time(), launched=True)
+            logger.info("Firefox of session %r relaunched (%s)", self.name, loss.reason)
+            return True
+
+    def take_relaunch_notice(self) -> Relaunch | None:
+        """Once after a relaunch: what was lost and when (then None)."""
+        relaunch, self._relaunch = self._relaunch, None
+        return relaunch
+
+    @property
+    def browser_lost(self) -> bool:
+        """Firefox went away under the open session (the next call relaunches it)."""
+        return self._loss is not None and not self._closed
 
     async def _set_viewport(self, context: str, budget: Budget) -> None:
         """Give a tab the configured viewport (the window's size holds Firefox's own bars
@@ -177,6 +222,13 @@ class FirefoxSession:
     def _connection_closed(self) -> None:
         """The socket closed (the browser exited or crashed, or the session closed): every
         tab is gone with it; the pending commands already failed with ConnectionLost."""
+        if not self._closed and self._loss is None:
+            status = self.backend.exit_status()
+            self._loss = BrowserLoss(
+                f"Firefox {status}" if status else "the connection to Firefox was lost",
+                time.time(),
+                tuple(LostTab(page.id, page.url, page.title) for page in self.tabs),
+            )
         for page in self._pages.values():
             page.was_closed()
 
@@ -194,7 +246,8 @@ class FirefoxSession:
             status = self.backend.exit_status()
             raise BrowserCrashed(
                 f"Firefox {status}" if status else "the connection to Firefox closed",
-                hint="Firefox sessions are not relaunched: close this session and launch a new one",
+                hint="the next tool call relaunches Firefox; from Python, call "
+                "await session.relaunch_if_lost() (or close the session and launch another)",
             )
         return self._connection
 
@@ -293,6 +346,12 @@ class FirefoxSession:
     async def new_tab(
         self, url: str | None = None, *, timeout_ms: float | None = None
     ) -> FirefoxPage:
+        """A new tab (at ``url``), made active; Firefox is relaunched first when it went
+        away under the session."""
+        await self.relaunch_if_lost(timeout_ms)
+        return await self._new_tab(url, timeout_ms)
+
+    async def _new_tab(self, url: str | None, timeout_ms: float | None) -> FirefoxPage:
         budget = self.budget(timeout_ms, "action")
         reply = await self.connection.send("browsingContext.create", {"type": "tab"}, budget=budget)
         context = str(reply["context"])

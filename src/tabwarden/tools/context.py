@@ -47,7 +47,7 @@ class ToolContext:
         the CLI's --json). A model reads the text; MCP leaves the tree out."""
         self.isolated: bool | None = None
         """Whether the session gets a throwaway profile (None: as configured)."""
-        self._used: BrowserSession | None = None
+        self._used: BrowserSession | FirefoxSession | None = None
         """The session the context's calls last ran in: if the idle reaper closes it, the
         next call says so (SessionReaped) instead of starting anew unnoticed."""
 
@@ -95,6 +95,10 @@ class ToolContext:
     def relaunch_notice(self) -> str:
         """Once after the session's browser went away and was relaunched: what was lost
         and when (empty otherwise, and when a snapshot's header told it already)."""
+        firefox = self.manager.get_firefox(self.name)
+        if firefox is not None:
+            relaunch = firefox.take_relaunch_notice()
+            return relaunch.describe() if relaunch is not None else ""
         if self.name not in self.manager.names():
             return ""
         relaunch = self.manager.get(self.name).take_relaunch_notice()
@@ -119,8 +123,13 @@ class ToolContext:
         return self.manager.config.browser.engine
 
     async def firefox(self, *, timeout_ms: float | None = None) -> FirefoxSession:
-        """The context's Firefox session (``browser.engine: firefox``), started if need be."""
-        return await self.manager.firefox(self.name, timeout_ms=timeout_ms)
+        """The context's Firefox session (``browser.engine: firefox``), started (or
+        relaunched, when Firefox went away) if need be. Raises SessionReaped once, as
+        ``session()`` does."""
+        self._check_reaped()
+        session = await self.manager.firefox(self.name, timeout_ms=timeout_ms)
+        self._used = session
+        return session
 
     async def firefox_tab(self, tab_id: str | None = None) -> FirefoxPage:
         session = await self.firefox()
