@@ -106,7 +106,7 @@ FIREFOX: dict[str, FirefoxSupport] = {
         "stopped (BiDi cannot): closing the tab ends it",
     ),
     "browser_cdp": _not("CDP is Chromium's protocol"),
-    "browser_metrics": _not(_NOT_YET),
+    "browser_metrics": _on("FirefoxSession.metrics", "evaluations and call counts"),
     "browser_attach": _not("attaching takes a CDP endpoint"),
     "browser_upload_file": _not(_NOT_YET),
     "browser_console": _on("FirefoxPage.console", "since and clear refused"),

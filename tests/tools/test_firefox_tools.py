@@ -16,7 +16,7 @@ import tabwarden
 from tabwarden.budget import Budget
 from tabwarden.config import Config
 from tabwarden.engines import FIREFOX
-from tabwarden.errors import EngineUnsupported, SessionReaped
+from tabwarden.errors import EngineUnsupported, ScriptError, SessionReaped
 from tabwarden.tools.context import ToolContext
 from tabwarden.tools.firefox import FIREFOX_HANDLERS
 from tabwarden.tools.registry import call_tool, select_tools
@@ -167,3 +167,16 @@ async def test_a_tool_call_after_firefox_died_relaunches_it_and_says_so(server):
         assert not browser_processes(profile)
         again = await call_tool(ctx, "browser_tabs", {})
         assert "relaunched" not in again.final_text()  # told once
+
+
+@pytest.mark.browser
+async def test_metrics_count_the_sessions_evaluations(ctx, server):
+    await call_tool(ctx, "browser_navigate", {"url": server.url("/engines.html")})
+    before = (await call_tool(ctx, "browser_metrics", {})).data
+    await call_tool(ctx, "browser_evaluate", {"expression": "1 + 1"})
+    with pytest.raises(ScriptError):
+        await call_tool(ctx, "browser_evaluate", {"expression": "nope()"})
+    after = (await call_tool(ctx, "browser_metrics", {})).data
+    assert after["evaluations"] == before["evaluations"] + 2
+    assert after["evaluate_errors"] == before["evaluate_errors"] + 1
+    assert after["evaluate_duration"]["count"] == before["evaluate_duration"]["count"] + 2

@@ -24,8 +24,9 @@ from typing import Any, Protocol, TypeVar
 from ..actions.evaluate import SERIALIZE_JS, EvaluateResult, check_evaluate_args
 from ..bidi.connection import BiDiConnection
 from ..budget import Budget
-from ..errors import EvaluateTimeout, InvalidArgument, TabClosed, TabwardenError
+from ..errors import EvaluateTimeout, InvalidArgument, ScriptError, TabClosed, TabwardenError
 from ..frames import FrameInfo
+from ..metrics import Metrics
 from .values import JS_TYPES, JSONObject, local_value, remote_result, remote_value
 
 __all__ = ["EvaluatedPage", "evaluate"]
@@ -46,6 +47,9 @@ class EvaluatedPage(Protocol):
 
     @property
     def connection(self) -> BiDiConnection: ...
+
+    @property
+    def metrics(self) -> Metrics: ...
 
     def check_no_dialog(self) -> None: ...
 
@@ -100,9 +104,11 @@ async def evaluate(
         }
         command = page.connection.send("script.evaluate", params, budget=budget)
     started = time.monotonic()
+    metrics = page.metrics
     try:
         done, reply = await page.until_dialog(command)
     except TimeoutError:
+        metrics.evaluated((time.monotonic() - started) * 1000, "timeout")
         raise EvaluateTimeout(
             f"the script did not finish within {budget.timeout_s * 1000:.0f} ms in tab "
             f"{page.id}, and it may still run: Firefox cannot stop a running script",
@@ -112,12 +118,21 @@ async def evaluate(
             "loops holds the tab (a navigation waits for it): close the tab "
             "(tab.close()) to end it, other tabs keep working",
         ) from None
+    elapsed = int((time.monotonic() - started) * 1000)
     if not done or reply is None:
+        metrics.evaluated(elapsed, "interrupted")
         page.check_no_dialog()
         raise TabClosed(f"tab {page.id}: the script ended with no result")
-    elapsed = int((time.monotonic() - started) * 1000)
-    remote = remote_result(reply)
-    return await _packed(page, context, remote, elapsed, max_chars, budget)
+    try:
+        remote = remote_result(reply)
+    except ScriptError:
+        metrics.evaluated(elapsed, "error")
+        raise
+    result = await _packed(page, context, remote, elapsed, max_chars, budget)
+    if result.described:
+        metrics.count("evaluate_fallbacks")
+    metrics.evaluated(elapsed, "ok")
+    return result
 
 
 async def _packed(

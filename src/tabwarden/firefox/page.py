@@ -44,6 +44,7 @@ from ..errors import (
     UnknownRef,
 )
 from ..frames import FrameInfo
+from ..metrics import Metrics
 from ..navigation import NavigationResult, normalize_url
 from ..page import PageBasics
 from ..snapshot import DEFAULT_MAX_CHARS, RefTable, Snapshot
@@ -153,6 +154,11 @@ class PageHost(ActingHost, Protocol):
     statuses and dialogs its events recorded."""
 
     def budget(self, timeout_ms: float | None, kind: str) -> Budget: ...
+
+    @property
+    def metrics(self) -> Metrics:
+        """The session's counters (evaluations, their durations and outcomes)."""
+        ...
 
     @property
     def evaluate_enabled(self) -> bool:
@@ -451,6 +457,10 @@ class FirefoxPage:
     @property
     def connection(self) -> BiDiConnection:
         return self.session.connection
+
+    @property
+    def metrics(self) -> Metrics:
+        return self.session.metrics
 
     async def evaluate(
         self,

@@ -35,6 +35,7 @@ from ..errors import (
     TabwardenError,
 )
 from ..frames import FrameInfo
+from ..metrics import Metrics
 from ..relaunch import BrowserLoss, LostTab, Relaunch
 from ..safety.paths import WorkspacePaths
 from ..safety.url_policy import UrlPolicy, Verdict
@@ -108,6 +109,7 @@ class FirefoxSession:
         self.blocked: list[Verdict] = []
         """Page-initiated documents the policy blocked (the newest last, bounded)."""
         self._blocked_at: list[float] = []
+        self._metrics = Metrics()
         self._loss: BrowserLoss | None = None
         """Why and when Firefox went away under the open session (None: it did not)."""
         self._relaunch: Relaunch | None = None
@@ -287,6 +289,11 @@ class FirefoxSession:
 
     def last_dialog_of(self, page: FirefoxPage) -> PendingDialog | None:
         return page.pending_dialog or self._last_dialog.get(page.context)
+
+    @property
+    def metrics(self) -> Metrics:
+        """Evaluations (durations, outcomes) and call counts, as a Chromium session's."""
+        return self._metrics
 
     @property
     def evaluate_enabled(self) -> bool:

@@ -259,6 +259,12 @@ async def get_images(ctx: ToolContext, p: browser.GetImagesParams) -> ToolResult
     )
 
 
+async def metrics(ctx: ToolContext, p: browser.NoParams) -> ToolResult:
+    session = await ctx.firefox()
+    data = session.metrics.snapshot()
+    return ToolResult(json.dumps(data, indent=1), data)
+
+
 FIREFOX_HANDLERS: dict[str, Handler] = {
     "browser_navigate": navigate,
     "browser_back": back,
@@ -281,6 +287,7 @@ FIREFOX_HANDLERS: dict[str, Handler] = {
     "browser_console": console,
     "browser_get_content": get_content,
     "browser_get_images": get_images,
+    "browser_metrics": metrics,
 }
 """Tool name → its handler on a Firefox session."""
 
