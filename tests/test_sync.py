@@ -7,6 +7,7 @@ import inspect
 import pytest
 
 import tabwarden
+import tabwarden.firefox
 import tabwarden.sync
 from tabwarden.errors import NavigationTimeout
 from tabwarden.page import is_engine_side
@@ -41,11 +42,33 @@ def test_sync_session_manager(server):
     assert session.closed
 
 
+@pytest.mark.browser
+def test_sync_launch_of_firefox_gives_its_session_and_pages(server):
+    with tabwarden.sync.launch(engine="firefox", isolated=True) as firefox:
+        assert isinstance(firefox, tabwarden.sync.FirefoxSession)
+        page = firefox.new_tab(server.url("/engines.html"))
+        assert isinstance(page, tabwarden.sync.FirefoxPage) and page.title == "Engines"
+        ref = next(
+            line.split("[ref=")[1].split("]")[0]
+            for line in page.snapshot().text.splitlines()
+            if 'button "Remove"' in line
+        )
+        receipt = page.click(ref)
+        assert receipt.diff is not None and any("Doomed" in line for line in receipt.diff.removed)
+        assert page.evaluate("1 + 1").value == 2
+        assert firefox.active_tab == page and page in firefox.tabs
+        profile = firefox.backend.profile_dir
+    assert firefox.closed
+    assert not browser_processes(profile)
+
+
 @pytest.mark.parametrize(
     ("async_type", "sync_type"),
     [
         (tabwarden.BrowserSession, tabwarden.sync.BrowserSession),
         (tabwarden.Tab, tabwarden.sync.Tab),
+        (tabwarden.firefox.FirefoxSession, tabwarden.sync.FirefoxSession),
+        (tabwarden.firefox.FirefoxPage, tabwarden.sync.FirefoxPage),
         (tabwarden.SessionManager, tabwarden.sync.SessionManager),
     ],
 )

@@ -34,6 +34,16 @@ def use(url: str) -> str:
         return tab.title
 
 
+def use_firefox(url: str) -> str:
+    with tabwarden.sync.launch(engine="firefox", isolated=True) as firefox:
+        page: tabwarden.sync.FirefoxPage = firefox.new_tab(url)
+        tabs: list[tabwarden.sync.FirefoxPage] = firefox.tabs
+        clicked: str = page.click("e1").text
+        value: object = page.evaluate("1 + 1").value
+        print(tabs, clicked, value, firefox.take_relaunch_notice())
+        return page.title
+
+
 def manage(config: tabwarden.Config) -> list[str]:
     with tabwarden.sync.SessionManager(config) as manager:
         session: tabwarden.sync.BrowserSession = manager.get_or_create("one", isolated=True)
@@ -57,7 +67,10 @@ def misuse(browser: tabwarden.sync.BrowserSession) -> None:
     browser.tabs()[0].navigate(url=1)  # expect: arg-type
     tab.snapshot().nodes_count  # expect: attr-defined
     browser.tab_count  # expect: attr-defined
-    tabwarden.sync.launch("http://127.0.0.1/")  # expect: call-arg arg-type
+    tabwarden.sync.launch("http://127.0.0.1/")  # expect: call-overload
+    chromium: tabwarden.sync.BrowserSession
+    chromium = tabwarden.sync.launch(engine="firefox")  # expect: assignment
+    tabwarden.sync.launch(engine="firefox", device="iPhone 15")  # expect: call-overload
     with tabwarden.sync.SessionManager(config=1) as manager:  # expect: arg-type
         manager.get_or_create(timeout_ms="soon").new_tab()  # expect: arg-type
 """

@@ -176,8 +176,8 @@ def launch(
 
     ``engine`` (``browser.engine``): ``chromium`` (the default) or ``firefox``, a local
     Firefox over WebDriver BiDi (docs/firefox.md; the local backend only) whose session
-    is a :class:`~tabwarden.firefox.FirefoxSession` (async API: ``tabwarden.sync``
-    launches Chromium).
+    is a :class:`~tabwarden.firefox.FirefoxSession` (``tabwarden.sync.launch`` returns its
+    synchronous twin).
 
     ``backend`` (``browser.backend``): ``local`` (the default) launches Chromium here;
     ``browserbase``, ``browser-use``, ``firecrawl``, ``steel`` create a browser through the

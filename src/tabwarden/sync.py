@@ -15,13 +15,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal, Self
+from typing import Any, Literal, Self, overload
 
 from . import api
 from .actions.evaluate import EvaluateResult
 from .actions.receipt import Receipt
 from .backends.base import Backend, Endpoint
 from .backends.external import ConsentCheck
+from .backends.firefox import LocalFirefox
 from .budget import Budget
 from .cdp.connection import CDPConnection
 from .config import Config
@@ -36,7 +37,10 @@ from .diagnostics.recording import RecordingFile, RecordingFormat, RecordingStar
 from .diagnostics.storage import StorageResult
 from .diagnostics.trace import TraceFile, TraceStarted
 from .errors import TabCrashed
-from .firefox.session import FirefoxSession
+from .firefox.page import ChildFrames, ConsoleEntry, PageHost
+from .firefox.page import FirefoxPage as AsyncFirefoxPage
+from .firefox.session import FirefoxSession as AsyncFirefoxSession
+from .firefox.start import FirefoxStart
 from .frames import FrameRegistry
 from .manager import AskPerson, BackendFactory, Reaped
 from .manager import SessionManager as AsyncSessionManager
@@ -53,7 +57,7 @@ from .session import BrowserSession as AsyncBrowserSession
 from .snapshot import Snapshot
 from .snapshot.refs import RefTable
 from .snapshot.render import DEFAULT_MAX_CHARS
-from .supervisor.dialogs import ClosedDialog, PendingDialog
+from .supervisor.dialogs import ClosedDialog, DialogPolicy, PendingDialog
 from .supervisor.state import SupervisorState
 from .supervisor.supervisor import Supervisor
 from .sync_runtime import (
@@ -61,6 +65,7 @@ from .sync_runtime import (
     adopt,
     awaited,
     run,
+    untyped,
     unwrap,
     unwrap_optional,
     wrap,
@@ -70,7 +75,16 @@ from .sync_runtime import (
 from .tab import Tab as AsyncTab
 from .tab import TabHost, TabInfo
 
-__all__ = ["BrowserSession", "SessionManager", "Tab", "attach", "launch", "run"]
+__all__ = [
+    "BrowserSession",
+    "FirefoxPage",
+    "FirefoxSession",
+    "SessionManager",
+    "Tab",
+    "attach",
+    "launch",
+    "run",
+]
 
 
 class Tab(Facade[AsyncTab]):
@@ -1006,6 +1020,357 @@ class BrowserSession(Facade[AsyncBrowserSession]):
         return unwrap(self).watch_flags()
 
 
+class FirefoxPage(Facade[AsyncFirefoxPage]):
+    """One tab of a :class:`FirefoxSession`."""
+
+    def __init__(self, session: PageHost, tab_id: str, context: str, url: str) -> None:
+        adopt(self, AsyncFirefoxPage(session, tab_id, context, url))
+
+    @property
+    def closed(self) -> bool:
+        return unwrap(self).closed
+
+    @property
+    def frames(self) -> ChildFrames:
+        """Child contexts (iframes) of this tab by context id; the tab's own is not in it
+        (``frames.frames()`` lists it too, as Chromium's frame registry does)."""
+        return unwrap(self).frames
+
+    @property
+    def id(self) -> str:
+        return unwrap(self).id
+
+    @property
+    def opened_at(self) -> float:
+        """When the tab opened (``time.time()``)."""
+        return unwrap(self).opened_at
+
+    @property
+    def opener(self) -> FirefoxPage | None:
+        return wrap_optional(FirefoxPage, unwrap(self).opener)
+
+    @property
+    def pending_dialog(self) -> PendingDialog | None:
+        return unwrap(self).pending_dialog
+
+    @property
+    def refs(self) -> RefTable:
+        return unwrap(self).refs
+
+    @property
+    def target_id(self) -> str:
+        return unwrap(self).target_id
+
+    @property
+    def title(self) -> str:
+        return unwrap(self).title
+
+    @property
+    def url(self) -> str:
+        return unwrap(self).url
+
+    def back(
+        self,
+        *,
+        wait_until: str = "load",
+        timeout_ms: float | None = None,
+    ) -> NavigationResult:
+        """Go one entry back in the tab's history and wait for ``wait_until``."""
+        return run(unwrap(self).back(wait_until=wait_until, timeout_ms=timeout_ms))
+
+    def click(self, ref: str, *, timeout_ms: float | None = None) -> Receipt:
+        """Click the element ``ref`` names at its centre."""
+        return run(unwrap(self).click(ref, timeout_ms=timeout_ms))
+
+    def close(self, *, timeout_ms: float | None = None) -> None:
+        run(unwrap(self).close(timeout_ms=timeout_ms))
+
+    def console(self, *, level: str | None = None) -> list[ConsoleEntry]:
+        """The tab's console messages (``log.entryAdded``), oldest first; ``level``:
+        debug, info, warn or error only."""
+        return unwrap(self).console(level=level)
+
+    def dialog(
+        self,
+        action: str = "accept",
+        *,
+        prompt_text: str | None = None,
+        timeout_ms: float | None = None,
+    ) -> PendingDialog:
+        """Answer the pending dialog (``accept`` or ``dismiss``; ``prompt_text`` for a
+        prompt), as the Chromium tab's ``dialog``."""
+        return run(unwrap(self).dialog(action, prompt_text=prompt_text, timeout_ms=timeout_ms))
+
+    def evaluate(
+        self,
+        expression: str | None = None,
+        *,
+        function: str | None = None,
+        ref: str | None = None,
+        frame_id: str | None = None,
+        args: list[Any] | None = None,
+        await_promise: bool = True,
+        max_chars: int = 20_000,
+        timeout_ms: float | None = None,
+    ) -> EvaluateResult:
+        """Run JavaScript in the page's own realm (or a frame's, or with an element by
+        ``ref``: ``function`` gets it as ``this`` and first argument), as on Chromium.
+        BiDi has no ``terminateExecution``: a script still running at the deadline
+        keeps running (``EvaluateTimeout(terminated=False)``); a loop holds its tab (even
+        a navigation away waits for it) until the tab is closed, which ends it. Other
+        tabs keep working meanwhile (firefox/evaluate.py)."""
+        coroutine = unwrap(self).evaluate(
+            expression,
+            function=function,
+            ref=ref,
+            frame_id=frame_id,
+            args=args,
+            await_promise=await_promise,
+            max_chars=max_chars,
+            timeout_ms=timeout_ms,
+        )
+        return run(coroutine)
+
+    def fill(self, ref: str, value: str, *, timeout_ms: float | None = None) -> Receipt:
+        """Clear a text field (input, textarea, contenteditable) and set ``value``, with
+        real key events (its text is selected, then typed over)."""
+        return run(unwrap(self).fill(ref, value, timeout_ms=timeout_ms))
+
+    def forward(
+        self,
+        *,
+        wait_until: str = "load",
+        timeout_ms: float | None = None,
+    ) -> NavigationResult:
+        """Go one entry forward in the tab's history and wait for ``wait_until``."""
+        return run(unwrap(self).forward(wait_until=wait_until, timeout_ms=timeout_ms))
+
+    def get_content(
+        self,
+        *,
+        format: Literal["markdown", "text"] = "markdown",
+        max_chars: int = 20_000,
+        cursor: int = 0,
+        timeout_ms: float | None = None,
+    ) -> PageContent:
+        """The page as Markdown (or plain text), paged; untrusted page data. Read by the
+        same script as on Chromium, in tabwarden's sandbox (a page that replaced the
+        DOM's built-ins cannot change what is read)."""
+        coroutine = unwrap(self).get_content(
+            format=format,
+            max_chars=max_chars,
+            cursor=cursor,
+            timeout_ms=timeout_ms,
+        )
+        return run(coroutine)
+
+    def get_images(self, *, max_images: int = 200, timeout_ms: float | None = None) -> ImageList:
+        """The page's images: src, alt, rendered and natural size, loaded or broken."""
+        return run(unwrap(self).get_images(max_images=max_images, timeout_ms=timeout_ms))
+
+    def get_text(
+        self,
+        ref: str | None = None,
+        *,
+        max_chars: int = 20_000,
+        timeout_ms: float | None = None,
+    ) -> str:
+        """The visible text of the element ``ref`` names, or of the whole page (bounded
+        by ``max_chars``)."""
+        return run(unwrap(self).get_text(ref, max_chars=max_chars, timeout_ms=timeout_ms))
+
+    def hover(self, ref: str, *, timeout_ms: float | None = None) -> Receipt:
+        """Move the mouse to the centre of the element ``ref`` names."""
+        return run(unwrap(self).hover(ref, timeout_ms=timeout_ms))
+
+    def navigate(
+        self,
+        url: str,
+        *,
+        wait_until: str = "load",
+        timeout_ms: float | None = None,
+    ) -> NavigationResult:
+        """Load ``url`` and wait for ``wait_until`` (commit, domcontentloaded, load,
+        networkidle — the last as load: BiDi has no network-idle signal)."""
+        return run(unwrap(self).navigate(url, wait_until=wait_until, timeout_ms=timeout_ms))
+
+    def pdf(self, *, timeout_ms: float | None = None) -> bytes:
+        """The page printed to PDF (``browsingContext.print``)."""
+        return run(unwrap(self).pdf(timeout_ms=timeout_ms))
+
+    def press(
+        self,
+        key: str,
+        *,
+        ref: str | None = None,
+        timeout_ms: float | None = None,
+    ) -> Receipt:
+        """Press one key or a chord (``Enter``, ``Control+a``), into ``ref`` (clicked
+        first) or the focused element."""
+        return run(unwrap(self).press(key, ref=ref, timeout_ms=timeout_ms))
+
+    def reload(
+        self,
+        *,
+        wait_until: str = "load",
+        timeout_ms: float | None = None,
+    ) -> NavigationResult:
+        """Load the current document again."""
+        return run(unwrap(self).reload(wait_until=wait_until, timeout_ms=timeout_ms))
+
+    def screenshot(self, *, timeout_ms: float | None = None) -> bytes:
+        """A PNG of the viewport."""
+        return run(unwrap(self).screenshot(timeout_ms=timeout_ms))
+
+    def snapshot(
+        self,
+        *,
+        full: bool = False,
+        max_chars: int = DEFAULT_MAX_CHARS,
+        cursor: int | str = 0,
+        find: str | None = None,
+        scope: str | None = None,
+        timeout_ms: float | None = None,
+    ) -> Snapshot:
+        """The page's accessibility view with refs, as on Chromium: the same walker, text,
+        header, ``find``, ``scope`` (the subtree under a ref, all its nodes), and pages
+        of ``max_chars`` read by ``cursor`` from one walk (saying when the page changed
+        since). Same-origin and cross-origin iframes are inlined under their <iframe>. A
+        pending dialog is named in the header; the page is still read (tabwarden's
+        sandbox runs while a dialog waits)."""
+        coroutine = unwrap(self).snapshot(
+            full=full,
+            max_chars=max_chars,
+            cursor=cursor,
+            find=find,
+            scope=scope,
+            timeout_ms=timeout_ms,
+        )
+        return run(coroutine)
+
+    def type(
+        self,
+        text: str,
+        *,
+        ref: str | None = None,
+        delay_ms: float = 0,
+        submit: bool = False,
+        timeout_ms: float | None = None,
+    ) -> Receipt:
+        """Type ``text`` with real key events (into ``ref``, else the focused element),
+        ``delay_ms`` apart; ``submit`` presses Enter after it."""
+        coroutine = unwrap(self).type(
+            text,
+            ref=ref,
+            delay_ms=delay_ms,
+            submit=submit,
+            timeout_ms=timeout_ms,
+        )
+        return run(coroutine)
+
+
+class FirefoxSession(Facade[AsyncFirefoxSession]):
+    """A launched Firefox and its tabs; ``close()`` leaves no process and no profile."""
+
+    def __init__(
+        self,
+        backend: LocalFirefox,
+        *,
+        name: str = "default",
+        config: Config | None = None,
+    ) -> None:
+        adopt(self, AsyncFirefoxSession(backend, name=name, config=config))
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def active_tab(self) -> FirefoxPage | None:
+        return wrap_optional(FirefoxPage, unwrap(self).active_tab)
+
+    @property
+    def backend(self) -> LocalFirefox:
+        return unwrap(self).backend
+
+    @property
+    def blocked(self) -> list[Verdict]:
+        """Page-initiated documents the policy blocked (the newest last, bounded)."""
+        return unwrap(self).blocked
+
+    @property
+    def browser_lost(self) -> bool:
+        """Firefox went away under the open session (the next call relaunches it)."""
+        return unwrap(self).browser_lost
+
+    @property
+    def busy(self) -> bool:
+        """A command waits for its reply (a call is running)."""
+        return unwrap(self).busy
+
+    @property
+    def closed(self) -> bool:
+        return unwrap(self).closed
+
+    @property
+    def dialog_policy(self) -> DialogPolicy:
+        return unwrap(self).dialog_policy
+
+    @property
+    def last_used(self) -> float:
+        """When a call last started here (the session manager closes idle sessions)."""
+        return unwrap(self).last_used
+
+    @property
+    def metrics(self) -> Metrics:
+        """Evaluations (durations, outcomes) and call counts, as a Chromium session's."""
+        return unwrap(self).metrics
+
+    @property
+    def name(self) -> str:
+        return unwrap(self).name
+
+    @property
+    def tabs(self) -> list[FirefoxPage]:
+        return wrap_list(FirefoxPage, unwrap(self).tabs)
+
+    def close(self) -> None:
+        """``browser.close`` (it ends the BiDi session too), then the process is waited
+        for and killed if it lingers; the profile is removed when it was throwaway."""
+        run(unwrap(self).close())
+
+    def get_tab(self, tab_id: str) -> FirefoxPage:
+        return wrap(FirefoxPage, unwrap(self).get_tab(tab_id))
+
+    def new_tab(self, url: str | None = None, *, timeout_ms: float | None = None) -> FirefoxPage:
+        """A new tab (at ``url``), made active; Firefox is relaunched first when it went
+        away under the session."""
+        return wrap(FirefoxPage, run(unwrap(self).new_tab(url, timeout_ms=timeout_ms)))
+
+    def recent_dialogs(self, tab_id: str | None = None) -> list[ClosedDialog]:
+        """Dialogs closed lately (the newest last): by the agent, the policy or the page."""
+        return unwrap(self).recent_dialogs(tab_id)
+
+    def relaunch_if_lost(self, timeout_ms: float | None = None) -> bool:
+        """When Firefox went away (killed, crashed) under the open session: launch a new
+        one in its place, with a new first tab (True). The old tabs, their refs and
+        dialogs are gone; ``take_relaunch_notice()`` says so once."""
+        return run(unwrap(self).relaunch_if_lost(timeout_ms))
+
+    def start(self, timeout_ms: float | None = None) -> FirefoxSession:
+        return wrap(FirefoxSession, run(unwrap(self).start(timeout_ms)))
+
+    def switch_tab(self, tab_id: str, *, timeout_ms: float | None = None) -> FirefoxPage:
+        """Make ``tab_id`` the active tab (brought to the front)."""
+        return wrap(FirefoxPage, run(unwrap(self).switch_tab(tab_id, timeout_ms=timeout_ms)))
+
+    def take_relaunch_notice(self) -> Relaunch | None:
+        """Once after a relaunch: what was lost and when (then None)."""
+        return unwrap(self).take_relaunch_notice()
+
+
 class SessionManager(Facade[AsyncSessionManager]):
     """Named sessions with idle cleanup. Use as ``async with SessionManager() as manager``."""
 
@@ -1054,13 +1419,17 @@ class SessionManager(Facade[AsyncSessionManager]):
 
     def firefox(self, name: str = "default", *, timeout_ms: float | None = None) -> FirefoxSession:
         """The live Firefox session called ``name``, started now if need be."""
-        return run(unwrap(self).firefox(name, timeout_ms=timeout_ms))
+        return wrap(FirefoxSession, run(unwrap(self).firefox(name, timeout_ms=timeout_ms)))
 
     def firefox_names(self) -> list[str]:
         return unwrap(self).firefox_names()
 
     def get(self, name: str = "default") -> BrowserSession:
         return wrap(BrowserSession, unwrap(self).get(name))
+
+    def get_firefox(self, name: str = "default") -> FirefoxSession | None:
+        """The open Firefox session called ``name`` (None: there is none)."""
+        return wrap_optional(FirefoxSession, unwrap(self).get_firefox(name))
 
     def get_or_create(
         self,
@@ -1100,6 +1469,24 @@ class SessionManager(Facade[AsyncSessionManager]):
         return wrap_list(BrowserSession, unwrap(self).sessions())
 
 
+@overload
+def launch(
+    *,
+    engine: Literal["firefox"],
+    isolated: bool | None = None,
+    headless: bool | None = None,
+    executable: str | None = None,
+    workspace: str | Path | None = None,
+    args: Sequence[str] = (),
+    name: str = "default",
+    config: Config | None = None,
+    secrets_file: str | Path | None = None,
+    timeout_ms: float | None = None,
+    backend: str | None = None,
+) -> FirefoxSession: ...
+
+
+@overload
 def launch(
     *,
     engine: Literal["chromium"] | None = None,
@@ -1126,15 +1513,44 @@ def launch(
     backend: str | None = None,
     isolation: str | None = None,
     cloud: Mapping[str, Any] | None = None,
-) -> BrowserSession:
+) -> BrowserSession: ...
+
+
+def launch(
+    *,
+    engine: Literal["chromium", "firefox"] | None = None,
+    isolated: bool | None = None,
+    headless: bool | None = None,
+    executable: str | None = None,
+    workspace: str | Path | None = None,
+    args: Sequence[str] = (),
+    name: str = "default",
+    config: Config | None = None,
+    secrets_file: str | Path | None = None,
+    timeout_ms: float | None = None,
+    proxy_server: str | None = None,
+    proxy_bypass: str | Sequence[str] | None = None,
+    ignore_https_errors: bool | None = None,
+    device: str | None = None,
+    user_agent: str | None = None,
+    storage_state: str | Path | None = None,
+    init_scripts: str | Path | Sequence[str | Path] | None = None,
+    grant_permissions: str | Sequence[str] | None = None,
+    allowed_origins: str | Sequence[str] | None = None,
+    blocked_origins: str | Sequence[str] | None = None,
+    output_dir: str | Path | None = None,
+    backend: str | None = None,
+    isolation: str | None = None,
+    cloud: Mapping[str, Any] | None = None,
+) -> BrowserSession | FirefoxSession:
     """Launch a browser (local or cloud); returns its started session (use it with ``with``).
 
     Launch a browser and return its session: a local Chromium, or a cloud browser.
 
     ``engine`` (``browser.engine``): ``chromium`` (the default) or ``firefox``, a local
     Firefox over WebDriver BiDi (docs/firefox.md; the local backend only) whose session
-    is a :class:`~tabwarden.firefox.FirefoxSession` (async API: ``tabwarden.sync``
-    launches Chromium).
+    is a :class:`~tabwarden.firefox.FirefoxSession` (``tabwarden.sync.launch`` returns its
+    synchronous twin).
 
     ``backend`` (``browser.backend``): ``local`` (the default) launches Chromium here;
     ``browserbase``, ``browser-use``, ``firecrawl``, ``steel`` create a browser through the
@@ -1161,7 +1577,7 @@ def launch(
     in every page first), ``grant_permissions``, ``allowed_origins``/``blocked_origins``
     (``policy.allow``/``policy.deny``) and ``output_dir`` (``files.output_dir``). Lists
     take a list or text with words separated by commas or semicolons."""
-    start = api.launch(
+    start = untyped(api.launch)(
         engine=engine,
         isolated=isolated,
         headless=headless,
@@ -1187,6 +1603,8 @@ def launch(
         isolation=isolation,
         cloud=cloud,
     )
+    if isinstance(start, FirefoxStart):
+        return wrap(FirefoxSession, run(awaited(start)))
     return wrap(BrowserSession, run(awaited(start)))
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections.abc import Awaitable, Coroutine, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from typing import Any, Generic, TypeVar
 
 from .backends.reaper import reaper
@@ -19,6 +19,7 @@ __all__ = [
     "adopt",
     "awaited",
     "run",
+    "untyped",
     "unwrap",
     "unwrap_optional",
     "wrap",
@@ -98,6 +99,12 @@ class Facade(Generic[AsyncT]):
 def adopt(facade: Facade[AsyncT], async_object: AsyncT) -> None:
     """Make ``facade`` the sync face of ``async_object`` (its constructor calls this)."""
     facade._async = async_object
+
+
+def untyped(function: Callable[..., T]) -> Callable[..., Any]:
+    """``function`` as a plain callable: an overloaded async entry point called from its
+    twin's implementation, whose own overloads carry the types a caller sees."""
+    return function
 
 
 def wrap(facade_type: type[FacadeT], async_object: object) -> FacadeT:

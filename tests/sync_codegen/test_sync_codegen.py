@@ -6,6 +6,7 @@ import inspect
 import subprocess
 import sys
 import time
+import typing
 from pathlib import Path
 
 import pytest
@@ -67,9 +68,16 @@ def test_the_entry_points_take_the_async_ones_parameters():
         async_parameters = inspect.signature(getattr(tabwarden, name)).parameters
         sync_parameters = inspect.signature(getattr(tabwarden.sync, name)).parameters
         assert list(sync_parameters) == list(async_parameters)
-        assert inspect.signature(getattr(tabwarden.sync, name)).return_annotation == (
-            "BrowserSession"
-        )
+    # launch starts either engine's session; overloads tell a type checker which.
+    assert inspect.signature(tabwarden.sync.launch).return_annotation == (
+        "BrowserSession | FirefoxSession"
+    )
+    assert inspect.signature(tabwarden.sync.attach).return_annotation == "BrowserSession"
+    overloads = typing.get_overloads(tabwarden.sync.launch)
+    assert sorted(inspect.signature(o).return_annotation for o in overloads) == [
+        "BrowserSession",
+        "FirefoxSession",
+    ]
 
 
 async def test_every_public_attribute_of_a_live_async_object_reads_through():

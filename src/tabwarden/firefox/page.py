@@ -46,7 +46,7 @@ from ..errors import (
 from ..frames import FrameInfo
 from ..metrics import Metrics
 from ..navigation import NavigationResult, normalize_url
-from ..page import PageBasics
+from ..page import PageBasics, engine_side
 from ..snapshot import DEFAULT_MAX_CHARS, RefTable, Snapshot
 from ..snapshot.build import build_tree
 from ..snapshot.captures import Capture, CaptureStore, Cursor, new_capture_id
@@ -219,7 +219,8 @@ class FirefoxPage:
         self.url = url
         self.title = ""
         self.closed = False
-        self.opened_at = time.time()
+        self.opened_at: float = time.time()
+        """When the tab opened (``time.time()``)."""
         self.opener: FirefoxPage | None = None
         self.navigated = False
         self.refs = RefTable()
@@ -240,31 +241,38 @@ class FirefoxPage:
 
     # ---- events (called on the connection's reader: no awaits) ----------------------
 
+    @engine_side
     def saw_load_state(self, state: str, url: str) -> None:
         self._state = state
         if url:
             self.url = url
 
+    @engine_side
     def dialog_opened(self, dialog: PendingDialog) -> None:
         self.pending_dialog = dialog
         self._dialog_opened.set()
 
+    @engine_side
     def dialog_closed(self) -> None:
         self.pending_dialog = None
         self._dialog_opened.clear()
 
+    @engine_side
     def was_closed(self) -> None:
         self.closed = True
         self._tasks.cancel()
 
+    @engine_side
     def load_state(self) -> str:
         return self._state
 
+    @engine_side
     def saw_console(self, entry: ConsoleEntry, keep: int) -> None:
         """A console message of this tab (the last ``keep`` are kept)."""
         self._console.append(entry)
         del self._console[:-keep]
 
+    @engine_side
     def console_errors_since(self, since: float) -> list[str]:
         """The text of the console errors logged since ``since`` (``time.time()``)."""
         return [e.text for e in self._console if e.level == "error" and e.timestamp >= since]
@@ -276,10 +284,12 @@ class FirefoxPage:
 
     # ---- checks ---------------------------------------------------------------------
 
+    @engine_side
     def check_open(self) -> None:
         if self.closed:
             raise TabClosed(f"tab {self.id} is closed", hint="list the tabs and pick another")
 
+    @engine_side
     def check_no_dialog(self) -> None:
         dialog = self.pending_dialog
         if dialog is not None:
@@ -455,10 +465,12 @@ class FirefoxPage:
     # ---- script ---------------------------------------------------------------------
 
     @property
+    @engine_side
     def connection(self) -> BiDiConnection:
         return self.session.connection
 
     @property
+    @engine_side
     def metrics(self) -> Metrics:
         return self.session.metrics
 
@@ -496,11 +508,13 @@ class FirefoxPage:
             max_chars=max_chars,
         )
 
+    @engine_side
     async def evaluate_in(
         self, context: str, expression: str, budget: Budget, *, sandbox: str | None = SANDBOX
     ) -> Any:
         return remote_value(await self.remote_in(context, expression, budget, sandbox=sandbox))
 
+    @engine_side
     async def remote_in(
         self, context: str, expression: str, budget: Budget, *, sandbox: str | None = SANDBOX
     ) -> JSONObject:
@@ -519,6 +533,7 @@ class FirefoxPage:
         )
         return remote_result(reply)
 
+    @engine_side
     async def call_in(
         self, context: str, function: str, arguments: list[JSONObject], budget: Budget
     ) -> JSONObject:
@@ -597,6 +612,7 @@ class FirefoxPage:
             self._captures.keep(capture)
         return snapshot
 
+    @engine_side
     async def read_lines(self, budget: Budget) -> list[str]:
         """The interactive view's lines now (refs kept), as a snapshot would show them;
         it becomes the view the next action's receipt is diffed against."""
@@ -669,6 +685,7 @@ class FirefoxPage:
 
     # ---- refs -----------------------------------------------------------------------
 
+    @engine_side
     async def element(self, ref: str, budget: Budget) -> tuple[str, JSONObject]:
         """The live element a ref names, as (its context, its BiDi shared reference),
         scrolled into view; ``StaleRefError`` when it is gone or navigated away."""
@@ -701,6 +718,7 @@ class FirefoxPage:
 
     # ---- input ----------------------------------------------------------------------
 
+    @engine_side
     async def act(
         self, name: str, timeout_ms: float | None, body: ActionBody, target: str | None = None
     ) -> Receipt:
@@ -723,6 +741,7 @@ class FirefoxPage:
         entry = self.refs.get(target) if target else None
         return entry.describe() if entry is not None else target
 
+    @engine_side
     def label(self, ref: str) -> str:
         """How a receipt names the element ``ref`` names (``e3 (button "Save")``)."""
         entry = self.refs.get(ref)
@@ -856,6 +875,7 @@ class FirefoxPage:
         await self.call_in(context, "(el) => el.focus()", [element], budget)
         return self.label(ref)
 
+    @engine_side
     async def send_keys(
         self, context: str, values: list[str], budget: Budget, *, delay_ms: float = 0
     ) -> PendingDialog | None:
@@ -868,6 +888,7 @@ class FirefoxPage:
         actions = [{"type": "key", "id": "tabwarden-keyboard", "actions": keys}]
         return await self.perform(context, actions, budget)
 
+    @engine_side
     async def perform(
         self, context: str, actions: list[JSONObject], budget: Budget
     ) -> PendingDialog | None:
@@ -878,6 +899,7 @@ class FirefoxPage:
         )
         return None if done else self.session.last_dialog_of(self)
 
+    @engine_side
     async def until_dialog(self, work: Awaitable[T]) -> tuple[bool, T | None]:
         """``work``'s result, unless a dialog opens first: then (False, None) at once, and
         ``work`` is left to finish (Firefox answers it once the dialog is) on a task this
@@ -1014,6 +1036,7 @@ class FirefoxPage:
                 raise
         self.was_closed()
 
+    @engine_side
     async def aclose_tasks(self) -> None:
         await self._tasks.close()
 
@@ -1031,7 +1054,8 @@ def _refusal(tool: str) -> Callable[..., Awaitable[None]]:
         check_firefox(tool)
 
     refused.__doc__ = f"Not on Firefox: raises ``EngineUnsupported`` ({tool})."
-    return refused
+    # Not in the typed API (nor its sync twin): it is there only to say no.
+    return engine_side(refused)
 
 
 # The Chromium tab's calls that Firefox does not do fail at once, saying so (never half

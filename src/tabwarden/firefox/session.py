@@ -36,6 +36,7 @@ from ..errors import (
 )
 from ..frames import FrameInfo
 from ..metrics import Metrics
+from ..page import engine_side
 from ..relaunch import BrowserLoss, LostTab, Relaunch
 from ..safety.paths import WorkspacePaths
 from ..safety.url_policy import UrlPolicy, Verdict
@@ -104,7 +105,7 @@ class FirefoxSession:
         self.policy = UrlPolicy.from_config(
             self.config.policy, WorkspacePaths.from_config(self.config).root
         )
-        self.last_used = time.monotonic()
+        self.last_used: float = time.monotonic()
         """When a call last started here (the session manager closes idle sessions)."""
         self.blocked: list[Verdict] = []
         """Page-initiated documents the policy blocked (the newest last, bounded)."""
@@ -241,6 +242,7 @@ class FirefoxSession:
         return self._closed
 
     @property
+    @engine_side
     def connection(self) -> BiDiConnection:
         if self._connection is None or self._closed:
             raise SessionClosed(f"the Firefox session {self.name} is closed")
@@ -270,6 +272,7 @@ class FirefoxSession:
         connection = self._connection
         return connection is not None and connection.stats["pending"] > 0
 
+    @engine_side
     def budget(self, timeout_ms: float | None, kind: str) -> Budget:
         self.last_used = time.monotonic()
         timeouts = self.config.timeouts
@@ -281,12 +284,14 @@ class FirefoxSession:
         }.get(kind, timeouts.action_ms)
         return Budget.from_ms(timeout_ms if timeout_ms is not None else default)
 
+    @engine_side
     def status_of(self, navigation: object) -> tuple[int | None, str]:
         if isinstance(navigation, str) and navigation in self._statuses:
             status, text = self._statuses[navigation]
             return status, text
         return None, ""
 
+    @engine_side
     def last_dialog_of(self, page: FirefoxPage) -> PendingDialog | None:
         return page.pending_dialog or self._last_dialog.get(page.context)
 
@@ -296,17 +301,21 @@ class FirefoxSession:
         return self._metrics
 
     @property
+    @engine_side
     def evaluate_enabled(self) -> bool:
         return self.config.browser.evaluate_enabled
 
     @property
+    @engine_side
     def receipt_diff(self) -> str:
         return self.config.browser.receipt_diff
 
+    @engine_side
     def tabs_opened_since(self, since: float) -> list[str]:
         """The tabs (popups too) opened since ``since`` (``time.time()``), oldest first."""
         return [page.id for page in self.tabs if page.opened_at >= since]
 
+    @engine_side
     def blocked_since(self, since: float) -> list[Verdict]:
         return [v for v, at in zip(self.blocked, self._blocked_at, strict=True) if at >= since]
 
@@ -314,9 +323,11 @@ class FirefoxSession:
         """Dialogs closed lately (the newest last): by the agent, the policy or the page."""
         return [d for d in self._recent_dialogs.items() if tab_id in (None, d.dialog.tab_id)]
 
+    @engine_side
     def dialogs_closed_since(self, tab_id: str, since: float) -> list[ClosedDialog]:
         return [d for d in self.recent_dialogs(tab_id) if d.dialog.opened_at >= since]
 
+    @engine_side
     async def answer_dialog(
         self,
         page: FirefoxPage,
@@ -341,6 +352,7 @@ class FirefoxSession:
             page.dialog_closed()
         return closed
 
+    @engine_side
     def navigation_error(self, exc: BiDiError, url: str) -> NavigationError:
         if exc.error == "invalid argument":
             return NavigationError(f"cannot load {url}: {exc.bidi_message}", url=url)
@@ -387,6 +399,7 @@ class FirefoxSession:
         known = ", ".join(page.id for page in self.tabs) or "none"
         raise TabNotFound(f"no open tab {tab_id} (open: {known})", hint="list the tabs")
 
+    @engine_side
     def page_of(self, context: str) -> FirefoxPage | None:
         page = self._pages.get(context)
         if page is not None:
@@ -525,6 +538,7 @@ class FirefoxSession:
         if page.pending_dialog is dialog:
             page.dialog_closed()
 
+    @engine_side
     def check_navigation(self, url: str) -> None:
         """Refuse a page the URL policy does not allow, before anything is sent."""
         verdict = self.policy.check(url)

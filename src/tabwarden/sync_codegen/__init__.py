@@ -17,12 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from .. import api
+from ..firefox.page import FirefoxPage
+from ..firefox.session import FirefoxSession
 from ..manager import SessionManager
 from ..page import is_engine_side
 from ..session import BrowserSession
 from ..tab import Tab
 from .attributes import public_attributes
-from .layout import INDENT, call_statement, docstring
+from .layout import INDENT, LINE_LENGTH, call_statement, docstring
 from .names import GenerationError, Names, isort_key
 from .signatures import Signature
 
@@ -49,6 +51,9 @@ class FacadeSpec:
     async_type: type
     closer: str | None = None
     """The method ``with`` calls on exit (None: not a context manager)."""
+    hidden: frozenset[str] = frozenset()
+    """Public attributes the layers below use, left out of the twin (methods and
+    properties say so themselves: ``page.engine_side``)."""
 
 
 @dataclass(frozen=True)
@@ -58,21 +63,12 @@ class EntryPoint:
     function: Callable[..., api.SessionStart | api.FirefoxStart]
     summary: str
 
-    @property
-    def shape(self) -> Callable[..., Any]:
-        """The function whose parameters the twin takes: of an overloaded entry point, the
-        overload that returns a ``SessionStart`` (the engines the sync API serves)."""
-        for overload in typing.get_overloads(self.function):
-            if "SessionStart" in str(inspect.signature(overload).return_annotation).replace(
-                "FirefoxStart", ""
-            ):
-                return overload
-        return self.function
-
 
 FACADES = (
     FacadeSpec(Tab),
     FacadeSpec(BrowserSession, closer="close"),
+    FacadeSpec(FirefoxPage, hidden=frozenset({"session", "context", "navigated", "last_view"})),
+    FacadeSpec(FirefoxSession, closer="close", hidden=frozenset({"config", "policy"})),
     FacadeSpec(SessionManager, closer="close_all"),
 )
 ENTRY_POINTS = (
@@ -116,9 +112,17 @@ def generate(
         _MODULE_DOC,
         "from __future__ import annotations",
         *names.import_sections(),
-        "__all__ = [" + ", ".join(f'"{name}"' for name in sorted(exported, key=isort_key)) + "]",
+        _all_line(sorted(exported, key=isort_key)),
     ]
     return "\n\n".join(head) + "\n\n\n" + "\n\n\n".join(blocks) + "\n"
+
+
+def _all_line(exported: list[str]) -> str:
+    """``__all__``, on one line when it fits, else a name a line (as ruff writes it)."""
+    line = "__all__ = [" + ", ".join(f'"{name}"' for name in exported) + "]"
+    if len(line) <= LINE_LENGTH:
+        return line
+    return "__all__ = [\n" + "".join(f'{INDENT}"{name}",\n' for name in exported) + "]"
 
 
 def write(path: Path = TARGET) -> Path:
@@ -141,7 +145,7 @@ def _facade_class(spec: FacadeSpec, names: Names) -> str:
         members += _context_manager(spec.closer, names)
     properties, methods = _public_members(cls)
     readable = {name: _property(cls, name, prop, names) for name, prop in properties.items()}
-    for name, attribute in public_attributes(cls, names, set(readable)).items():
+    for name, attribute in public_attributes(cls, names, set(readable) | spec.hidden).items():
         readable[name] = _read_through(name, attribute.annotation, attribute.doc, names)
     members += [readable[name] for name in sorted(readable)]
     members += [_method(cls, name, methods[name], names) for name in sorted(methods)]
@@ -254,8 +258,66 @@ def _method(cls: type, name: str, function: Callable[..., Any], names: Names) ->
 
 def _entry_point(entry: EntryPoint, names: Names) -> str:
     function = entry.function
+    overloads = typing.get_overloads(function)
+    if not overloads:
+        return _single_entry_point(entry, names)
+    twins = [_overload(shape, function.__name__, names) for shape in overloads]
+    return "\n\n\n".join([*twins, _engine_entry_point(entry, names)])
+
+
+def _started_facade(shape: Callable[..., Any]) -> type:
+    """The session class an entry point's overload starts (by its return annotation)."""
+    returns = str(inspect.signature(shape).return_annotation)
+    return FirefoxSession if "FirefoxStart" in returns else BrowserSession
+
+
+def _overload(shape: Callable[..., Any], name: str, names: Names) -> str:
+    facade = names.facade_name(_started_facade(shape))
+    signature = Signature(shape, names, name, returns=facade)
+    lines = signature.def_lines(name, 0)
+    lines[-1] += " ..."  # as ruff writes an overload's body
+    return "\n".join([f"@{names.use('overload', 'typing')}", *lines])
+
+
+def _engine_entry_point(entry: EntryPoint, names: Names) -> str:
+    """The twin of an entry point with an overload per engine: the session it starts is
+    the engine's (``BrowserSession`` or ``FirefoxSession``). The overloads above it are
+    what a type checker sees; this one takes every parameter and passes them on."""
+    function = entry.function
+    chromium = names.facade_name(BrowserSession)
+    firefox = names.facade_name(FirefoxSession)
+    signature = Signature(function, names, function.__name__, returns=f"{chromium} | {firefox}")
+    module = names.use_module(function.__module__)
+    firefox_start = names.use("FirefoxStart", api.FirefoxStart.__module__)
+    wrap, run, awaited, untyped = (
+        names.use_runtime(n) for n in ("wrap", "run", "awaited", "untyped")
+    )
+    start = signature.free_name("start")
+    call = call_statement(
+        lambda called: f"{start} = {called}",
+        f"{untyped}({module}.{function.__name__})",
+        signature.arguments(),
+        1,
+        start,
+    )
+    if len(call) > 1:
+        call = call[:-1]  # a long call is assigned to ``start`` already
+    return "\n".join(
+        [
+            *signature.def_lines(function.__name__, 0),
+            *docstring(entry.summary + "\n\n" + inspect.cleandoc(function.__doc__ or ""), 1),
+            *call,
+            f"{INDENT}if isinstance({start}, {firefox_start}):",
+            f"{INDENT * 2}return {wrap}({firefox}, {run}({awaited}({start})))",
+            f"{INDENT}return {wrap}({chromium}, {run}({awaited}({start})))",
+        ]
+    )
+
+
+def _single_entry_point(entry: EntryPoint, names: Names) -> str:
+    function = entry.function
     session = names.facade_name(BrowserSession)
-    signature = Signature(entry.shape, names, function.__name__, returns=session)
+    signature = Signature(entry.function, names, function.__name__, returns=session)
     module = names.use_module(function.__module__)
     wrap, run, awaited = (names.use_runtime(n) for n in ("wrap", "run", "awaited"))
     lines = [
