@@ -85,7 +85,8 @@ FIREFOX: dict[str, FirefoxSupport] = {
     "browser_dialog": _on("FirefoxPage.dialog"),
     "browser_screenshot": _on(
         "FirefoxPage.screenshot",
-        "the viewport as PNG (ref, full_page, jpeg, annotate, save, path refused)",
+        "the same parameters and bounds; an element inside a frame is refused (capture "
+        "its <iframe>)",
     ),
     "browser_get_text": _on("FirefoxPage.get_text"),
     "browser_tabs": _on("FirefoxSession.tabs"),

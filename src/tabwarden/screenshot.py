@@ -47,14 +47,19 @@ if TYPE_CHECKING:
     from .safety.paths import WorkspacePaths
 
 __all__ = [
+    "DRAW_MARKS_JS",
     "FORMATS",
     "MAX_AREA_PX",
     "MAX_SIDE_PX",
+    "REMOVE_MARKS_JS",
     "Captures",
     "Region",
     "Screenshot",
+    "bounded",
     "capture",
+    "check_capture",
     "element_region",
+    "marks_of",
     "page_region",
     "save_screenshot",
 ]
@@ -109,6 +114,9 @@ _DRAW_MARKS = """(marks) => {
 }"""
 
 _REMOVE_MARKS = "() => { const m = document.getElementById(%(id)s); if (m) m.remove(); }"
+DRAW_MARKS_JS = _DRAW_MARKS % {"id": json.dumps(_OVERLAY_ID)}
+"""Draws the marks (``[{ref, x, y, w, h}]``, page CSS px) over the page; returns how many."""
+REMOVE_MARKS_JS = _REMOVE_MARKS % {"id": json.dumps(_OVERLAY_ID)}
 
 
 @dataclass(frozen=True)
@@ -295,7 +303,7 @@ def page_region(
     much as fits, through a viewport (``state``'s, else ``own_viewport``) made as large."""
     layout = metrics["cssLayoutViewport"]
     full_width, full_height = _page_size(metrics)
-    width, height = _bounded(full_width, full_height, ratio)
+    width, height = bounded(full_width, full_height, ratio)
     region = Region(width, height, full_width, full_height, None)
     if (width, height) == (full_width, full_height):
         beyond = width > layout["clientWidth"] or height > layout["clientHeight"]
@@ -317,7 +325,7 @@ def element_region(
     (which would lay the page out anew)."""
     layout = metrics["cssLayoutViewport"]
     x, y, full_width, full_height = clip["x"], clip["y"], clip["width"], clip["height"]
-    width, height = _bounded(full_width, full_height, ratio)
+    width, height = bounded(full_width, full_height, ratio)
     region = Region(width, height, full_width, full_height, (x, y))
     if (
         x >= layout["pageX"]
@@ -327,7 +335,7 @@ def element_region(
     ):
         return region  # in view
     page = _page_size(metrics)
-    if _bounded(*page, ratio) == page:
+    if bounded(*page, ratio) == page:
         return replace(region, beyond=True)
     width = min(width, layout["clientWidth"])
     viewport = _viewport(width, height, layout, state, own_viewport)
@@ -339,7 +347,7 @@ def _page_size(metrics: dict[str, Any]) -> tuple[int, int]:
     return max(1, math.ceil(content["width"])), max(1, math.ceil(content["height"]))
 
 
-def _bounded(width: float, height: float, ratio: float) -> tuple[float, float]:
+def bounded(width: float, height: float, ratio: float) -> tuple[float, float]:
     """The largest top-left part of ``width`` x ``height`` (CSS px) whose image (``ratio``
     image px per CSS px) is within MAX_SIDE_PX and MAX_AREA_PX."""
     side = max(1, math.floor(MAX_SIDE_PX / ratio))
@@ -370,6 +378,16 @@ def _viewport(
     return command
 
 
+def check_capture(*, ref: str | None, full_page: bool, format: str, quality: int | None) -> None:
+    """Refuse a screenshot's arguments that do not go together (either engine)."""
+    if format not in FORMATS:
+        raise InvalidArgument(f"format={format!r} is not supported", hint="use 'png' or 'jpeg'")
+    if quality is not None and (format != "jpeg" or not 0 <= quality <= 100):
+        raise InvalidArgument("quality goes with format='jpeg' and is 0..100")
+    if ref is not None and full_page:
+        raise InvalidArgument("give either ref or full_page, not both")
+
+
 async def capture(
     tab: Page,
     captures: Captures,
@@ -382,12 +400,7 @@ async def capture(
     annotate: bool,
 ) -> Screenshot:
     """Capture as asked; the caller holds the tab's operation (budget, dialog check)."""
-    if format not in FORMATS:
-        raise InvalidArgument(f"format={format!r} is not supported", hint="use 'png' or 'jpeg'")
-    if quality is not None and (format != "jpeg" or not 0 <= quality <= 100):
-        raise InvalidArgument("quality goes with format='jpeg' and is 0..100")
-    if ref is not None and full_page:
-        raise InvalidArgument("give either ref or full_page, not both")
+    check_capture(ref=ref, full_page=full_page, format=format, quality=quality)
     main = tab.frames.main_session
     params: dict[str, Any] = {"format": format}
     if quality is not None:
@@ -460,8 +473,7 @@ async def _capture_job(
     finally:
         if annotate:
             with contextlib.suppress(TabwardenError):
-                remove = _REMOVE_MARKS % {"id": json.dumps(_OVERLAY_ID)}
-                await _evaluate(tab, remove, None, Budget(_RESTORE_S))
+                await _evaluate(tab, REMOVE_MARKS_JS, None, Budget(_RESTORE_S))
 
 
 @contextlib.asynccontextmanager
@@ -606,25 +618,24 @@ async def _draw_marks(
 ) -> int:
     snapshot = await tab.read_view(budget.child(10.0))
     top, bottom = viewport["pageY"], viewport["pageY"] + viewport["clientHeight"]
+    marks = marks_of(snapshot.root, None if everywhere else (top, bottom))
+    drawn = await _evaluate(tab, DRAW_MARKS_JS, marks, budget)
+    return int(drawn or 0)
+
+
+def marks_of(root: SnapshotNode, rows: tuple[float, float] | None) -> list[dict[str, Any]]:
+    """The ref marks to draw for a view's interactive elements (page CSS px): those
+    between the ``rows`` (top, bottom) when given, at most ``_MAX_MARKS``."""
     marks = []
-    for node in snapshot.root.walk():
+    for node in root.walk():
         if not _markable(node):
             continue
         assert node.bounds is not None
-        if not everywhere and (node.bounds.y + node.bounds.height < top or node.bounds.y > bottom):
+        box = node.bounds
+        if rows is not None and (box.y + box.height < rows[0] or box.y > rows[1]):
             continue
-        marks.append(
-            {
-                "ref": node.ref,
-                "x": node.bounds.x,
-                "y": node.bounds.y,
-                "w": node.bounds.width,
-                "h": node.bounds.height,
-            }
-        )
-    marks = marks[:_MAX_MARKS]
-    drawn = await _evaluate(tab, _DRAW_MARKS % {"id": json.dumps(_OVERLAY_ID)}, marks, budget)
-    return int(drawn or 0)
+        marks.append({"ref": node.ref, "x": box.x, "y": box.y, "w": box.width, "h": box.height})
+    return marks[:_MAX_MARKS]
 
 
 def _markable(node: SnapshotNode) -> bool:

@@ -1218,9 +1218,33 @@ class FirefoxPage(Facade[AsyncFirefoxPage]):
         """Load the current document again."""
         return run(unwrap(self).reload(wait_until=wait_until, timeout_ms=timeout_ms))
 
-    def screenshot(self, *, timeout_ms: float | None = None) -> bytes:
-        """A PNG of the viewport."""
-        return run(unwrap(self).screenshot(timeout_ms=timeout_ms))
+    def screenshot(
+        self,
+        *,
+        ref: str | None = None,
+        full_page: bool = False,
+        format: str = "png",
+        quality: int | None = None,
+        annotate: bool = False,
+        save: bool = False,
+        path: str | None = None,
+        timeout_ms: float | None = None,
+    ) -> Screenshot:
+        """Capture the viewport, the full page (``full_page``) or one element (``ref``),
+        as on Chromium: the same bounds, ``annotate`` draws each interactive element's
+        ref, ``save``/``path`` writes it into the workspace's screenshots folder
+        (firefox/screenshot.py)."""
+        coroutine = unwrap(self).screenshot(
+            ref=ref,
+            full_page=full_page,
+            format=format,
+            quality=quality,
+            annotate=annotate,
+            save=save,
+            path=path,
+            timeout_ms=timeout_ms,
+        )
+        return run(coroutine)
 
     def snapshot(
         self,
@@ -1331,6 +1355,11 @@ class FirefoxSession(Facade[AsyncFirefoxSession]):
     @property
     def name(self) -> str:
         return unwrap(self).name
+
+    @property
+    def paths(self) -> WorkspacePaths:
+        """The workspace: where files may be read from and written to (safety/paths.py)."""
+        return unwrap(self).paths
 
     @property
     def tabs(self) -> list[FirefoxPage]:

@@ -345,3 +345,34 @@ async def test_images_are_listed_with_size_and_state(driver, server):
     assert any(i.loaded is False for i in images.images)  # a broken image says so
     first = await driver.tab.get_images(max_images=1)
     assert len(first.images) == 1 and first.truncated
+
+
+def _png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+async def test_screenshots_of_the_viewport_the_page_and_an_element(driver, server):
+    await driver.tab.navigate(server.url("/engines_tall.html"))
+    viewport = await driver.tab.screenshot()
+    assert (viewport.kind, viewport.format) == ("viewport", "png")
+    assert _png_size(viewport.data) == (viewport.width, viewport.height) == (1280, 720)
+    page = await driver.tab.screenshot(full_page=True)
+    assert page.kind == "page" and page.height > 3000 and not page.cut
+    assert _png_size(page.data) == (page.width, page.height)
+    jpeg = await driver.tab.screenshot(format="jpeg", quality=50)
+    assert jpeg.data[:2] == b"\xff\xd8" and jpeg.format == "jpeg"
+    await driver.tab.navigate(server.url("/engines.html"))
+    button = await driver.ref('button "Confirm"')
+    element = await driver.tab.screenshot(ref=button)
+    assert element.kind == "element" and 20 < element.width < 200 and element.height < 60
+    width, height = _png_size(element.data)  # a box of fractional size: ±1 px
+    assert abs(width - element.width) <= 1 and abs(height - element.height) <= 1
+
+
+async def test_an_annotated_screenshot_marks_the_refs_and_leaves_the_page_clean(page, tmp_path):
+    shot = await page.tab.screenshot(annotate=True, save=True)
+    assert shot.marks >= 5  # the buttons and fields of engines.html
+    assert shot.path is not None and shot.path.read_bytes() == shot.data
+    assert await page.value("document.getElementById('__tabwarden_marks__')") is None
+    shot.path.unlink()

@@ -83,7 +83,7 @@ async def test_console_messages_are_kept_per_tab(firefox, server):
 async def test_pdf_screenshot_switch_tab_and_no_history(firefox, server):
     tab = await firefox.new_tab(server.url("/engines.html"))
     assert (await tab.pdf()).startswith(b"%PDF")
-    assert (await tab.screenshot()).startswith(b"\x89PNG")
+    assert (await tab.screenshot()).data.startswith(b"\x89PNG")
     assert await firefox.switch_tab(tab.id) is tab
     with pytest.raises(NoHistoryEntry):
         await tab.forward()

@@ -46,7 +46,9 @@ from ..errors import (
 from ..frames import FrameInfo
 from ..metrics import Metrics
 from ..navigation import NavigationResult, normalize_url
-from ..page import PageBasics, engine_side
+from ..page import PageBasics, PageView, engine_side
+from ..safety.paths import WorkspacePaths
+from ..screenshot import Screenshot, save_screenshot
 from ..snapshot import DEFAULT_MAX_CHARS, RefTable, Snapshot
 from ..snapshot.build import build_tree
 from ..snapshot.captures import Capture, CaptureStore, Cursor, new_capture_id
@@ -57,6 +59,7 @@ from ..supervisor.dialogs import ClosedBy, ClosedDialog, PendingDialog, dialog_a
 from ..tasks import TaskOwner
 from .acting import ActingHost, ActionBody, FirefoxActionWatch
 from .evaluate import evaluate as run_evaluate
+from .screenshot import capture as capture_screenshot
 from .values import local_value, remote_result, remote_value
 
 __all__ = [
@@ -154,6 +157,11 @@ class PageHost(ActingHost, Protocol):
     statuses and dialogs its events recorded."""
 
     def budget(self, timeout_ms: float | None, kind: str) -> Budget: ...
+
+    @property
+    def paths(self) -> WorkspacePaths:
+        """The workspace: where files may be written (screenshots) and read."""
+        ...
 
     @property
     def metrics(self) -> Metrics:
@@ -616,11 +624,17 @@ class FirefoxPage:
     async def read_lines(self, budget: Budget) -> list[str]:
         """The interactive view's lines now (refs kept), as a snapshot would show them;
         it becomes the view the next action's receipt is diffed against."""
+        return (await self.read_view(budget)).lines
+
+    @engine_side
+    async def read_view(self, budget: Budget) -> PageView:
+        """The interactive view now: its tree (with boxes) and lines (a receipt's diff, a
+        screenshot's marks)."""
         walks: dict[str, FrameWalk] = {}
         await self._walk(self.context, None, False, budget, walks, depth=0)
         root = build_tree(walks, self.context, self.refs)
         self.last_view = render_lines(root, full=False, page_url=self.url)
-        return self.last_view
+        return PageView(root, self.last_view)
 
     async def _changed_since(self, capture: Capture, budget: Budget) -> bool | None:
         """Whether any walked frame changed since the capture (None: could not tell)."""
@@ -944,14 +958,37 @@ class FirefoxPage:
 
     # ---- screenshots and the rest ---------------------------------------------------
 
-    async def screenshot(self, *, timeout_ms: float | None = None) -> bytes:
-        """A PNG of the viewport."""
+    async def screenshot(
+        self,
+        *,
+        ref: str | None = None,
+        full_page: bool = False,
+        format: str = "png",
+        quality: int | None = None,
+        annotate: bool = False,
+        save: bool = False,
+        path: str | None = None,
+        timeout_ms: float | None = None,
+    ) -> Screenshot:
+        """Capture the viewport, the full page (``full_page``) or one element (``ref``),
+        as on Chromium: the same bounds, ``annotate`` draws each interactive element's
+        ref, ``save``/``path`` writes it into the workspace's screenshots folder
+        (firefox/screenshot.py)."""
         self.check_open()
+        self.check_no_dialog()
         budget = self.session.budget(timeout_ms, "screenshot")
-        reply = await self.session.connection.send(
-            "browsingContext.captureScreenshot", {"context": self.context}, budget=budget
+        shot = await capture_screenshot(
+            self,
+            budget,
+            ref=ref,
+            full_page=full_page,
+            format=format,
+            quality=quality,
+            annotate=annotate,
         )
-        return base64.b64decode(str(reply.get("data", "")))
+        if save or path is not None:
+            shot = save_screenshot(shot, self.session.paths, path)
+        return shot
 
     async def pdf(self, *, timeout_ms: float | None = None) -> bytes:
         """The page printed to PDF (``browsingContext.print``)."""

@@ -102,9 +102,8 @@ class FirefoxSession:
         """Dialogs tabwarden is answering (their close event is not the browser's doing)."""
         self._tasks = TaskOwner(f"firefox session {name}")
         self._closed = False
-        self.policy = UrlPolicy.from_config(
-            self.config.policy, WorkspacePaths.from_config(self.config).root
-        )
+        self._paths = WorkspacePaths.from_config(self.config)
+        self.policy = UrlPolicy.from_config(self.config.policy, self._paths.root)
         self.last_used: float = time.monotonic()
         """When a call last started here (the session manager closes idle sessions)."""
         self.blocked: list[Verdict] = []
@@ -294,6 +293,11 @@ class FirefoxSession:
     @engine_side
     def last_dialog_of(self, page: FirefoxPage) -> PendingDialog | None:
         return page.pending_dialog or self._last_dialog.get(page.context)
+
+    @property
+    def paths(self) -> WorkspacePaths:
+        """The workspace: where files may be read from and written to (safety/paths.py)."""
+        return self._paths
 
     @property
     def metrics(self) -> Metrics:

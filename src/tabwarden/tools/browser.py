@@ -12,11 +12,11 @@ from ..content import ImageList, PageContent
 from ..counting import counted
 from ..errors import InvalidArgument
 from ..navigation import NavigationResult
-from ..screenshot import MAX_AREA_PX, MAX_SIDE_PX
+from ..screenshot import MAX_AREA_PX, MAX_SIDE_PX, Screenshot
 from .context import ToolContext
 from .spec import CommandLine, FlagAlias, Image, OptionAlias, Params, ToolResult, ToolSpec
 
-__all__ = ["TOOLS", "content_result", "images_result"]
+__all__ = ["TOOLS", "content_result", "images_result", "screenshot_result"]
 
 Ref = Field(description="Element ref from the latest snapshot (e7, @e7) or a CSS selector")
 TabId = Field(None, description="Tab id (t2); default: the active tab")
@@ -140,8 +140,13 @@ async def screenshot(ctx: ToolContext, p: ScreenshotParams) -> ToolResult:
         path=p.path,
         timeout_ms=p.timeout_ms,
     )
-    marks = f", {counted(shot.marks, 'ref')} marked" if p.annotate else ""
-    text = f"screenshot of tab {tab.id}: {shot.width}x{shot.height} {shot.format}{marks}"
+    return screenshot_result(tab.id, shot, p.annotate)
+
+
+def screenshot_result(tab_id: str, shot: Screenshot, annotate: bool) -> ToolResult:
+    """A screenshot as a tool's result (either engine)."""
+    marks = f", {counted(shot.marks, 'ref')} marked" if annotate else ""
+    text = f"screenshot of tab {tab_id}: {shot.width}x{shot.height} {shot.format}{marks}"
     if shot.cut:
         text += f"\n{shot.note()}"
     if shot.path is not None:

@@ -10,7 +10,6 @@ half done); docs/engines-matrix.md lists both.
 from __future__ import annotations
 
 import json
-import struct
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -21,7 +20,7 @@ from ..navigation import NavigationResult
 from ..supervisor.dialogs import ClosedDialog, dialog_action
 from . import browser, diagnostics
 from .context import ToolContext
-from .spec import Image, Params, ToolResult
+from .spec import Params, ToolResult
 
 __all__ = ["FIREFOX_HANDLERS", "firefox_handler"]
 
@@ -134,21 +133,18 @@ async def dialog(ctx: ToolContext, p: browser.DialogParams) -> ToolResult:
     return ToolResult(f"{verb} {answered.describe()}", closed.to_dict(), untrusted=True)
 
 
-def _png_size(data: bytes) -> tuple[int, int]:
-    if data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) >= 24:
-        width, height = struct.unpack(">II", data[16:24])
-        return int(width), int(height)
-    return 0, 0
-
-
 async def screenshot(ctx: ToolContext, p: browser.ScreenshotParams) -> ToolResult:
-    _refuse_set("browser_screenshot", p, ("ref", "full_page", "format", "annotate", "save", "path"))
     page = await ctx.firefox_tab(p.tab_id)
-    data = await page.screenshot(timeout_ms=p.timeout_ms)
-    width, height = _png_size(data)
-    info = {"tab_id": page.id, "width": width, "height": height, "format": "png"}
-    text = f"screenshot of tab {page.id}: {width}x{height} png"
-    return ToolResult(text, info, [Image(data, "image/png")])
+    shot = await page.screenshot(
+        ref=p.ref,
+        full_page=p.full_page,
+        format=p.format,
+        annotate=p.annotate,
+        save=p.save,
+        path=p.path,
+        timeout_ms=p.timeout_ms,
+    )
+    return browser.screenshot_result(page.id, shot, p.annotate)
 
 
 async def get_text(ctx: ToolContext, p: browser.GetTextParams) -> ToolResult:
