@@ -110,7 +110,7 @@ FIREFOX: dict[str, FirefoxSupport] = {
     "browser_metrics": _on("FirefoxSession.metrics", "evaluations and call counts"),
     "browser_attach": _not("attaching takes a CDP endpoint"),
     "browser_upload_file": _not(_NOT_YET),
-    "browser_console": _on("FirefoxPage.console", "since and clear refused"),
+    "browser_console": _on("FirefoxPage.console", "no browser notices (BiDi sends none)"),
     "browser_network": _not(_NOT_YET),
     "browser_downloads": _not(_NOT_YET),
     "browser_save_pdf": _on("FirefoxPage.pdf", "Python API only: returns the PDF's bytes"),

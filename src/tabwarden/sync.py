@@ -37,7 +37,7 @@ from .diagnostics.recording import RecordingFile, RecordingFormat, RecordingStar
 from .diagnostics.storage import StorageResult
 from .diagnostics.trace import TraceFile, TraceStarted
 from .errors import TabCrashed
-from .firefox.page import ChildFrames, ConsoleEntry, PageHost
+from .firefox.page import ChildFrames, PageHost
 from .firefox.page import FirefoxPage as AsyncFirefoxPage
 from .firefox.session import FirefoxSession as AsyncFirefoxSession
 from .firefox.start import FirefoxStart
@@ -1085,10 +1085,27 @@ class FirefoxPage(Facade[AsyncFirefoxPage]):
     def close(self, *, timeout_ms: float | None = None) -> None:
         run(unwrap(self).close(timeout_ms=timeout_ms))
 
-    def console(self, *, level: str | None = None) -> list[ConsoleEntry]:
-        """The tab's console messages (``log.entryAdded``), oldest first; ``level``:
-        debug, info, warn or error only."""
-        return unwrap(self).console(level=level)
+    def console(
+        self,
+        *,
+        level: str | Sequence[str] | None = None,
+        since: Literal["all", "last_read"] = "all",
+        clear: bool = False,
+        max_entries: int = 50,
+        timeout_ms: float | None = None,
+    ) -> ConsoleReport:
+        """This tab's console, as on Chromium: messages of every level and uncaught
+        exceptions (with the top of their stack) from all its frames, with source and
+        line; ``level``, ``since="last_read"``, ``clear`` and ``max_entries`` as there
+        (``log.entryAdded``; Firefox sends no browser notices)."""
+        coroutine = unwrap(self).console(
+            level=level,
+            since=since,
+            clear=clear,
+            max_entries=max_entries,
+            timeout_ms=timeout_ms,
+        )
+        return run(coroutine)
 
     def dialog(
         self,

@@ -29,8 +29,7 @@ def _line_of(marker: str) -> int:
 
 def _held(tab) -> list[ConsoleEntry]:
     """What the tab's log holds, without reading it (a read would mark it read)."""
-    journal = tab.page.supervisor.console._journal(tab.id)
-    return [entry for _, entry in journal.entries()]
+    return tab.page.supervisor.console.store.held(tab.id)
 
 
 async def _until(tab, check: Callable[[list[ConsoleEntry]], bool], seconds: float = 10.0):

@@ -376,3 +376,34 @@ async def test_an_annotated_screenshot_marks_the_refs_and_leaves_the_page_clean(
     assert shot.path is not None and shot.path.read_bytes() == shot.data
     assert await page.value("document.getElementById('__tabwarden_marks__')") is None
     shot.path.unlink()
+
+
+async def test_the_console_keeps_every_level_and_uncaught_exceptions(driver, server):
+    await driver.tab.navigate(server.url("/engines.html"))
+    await driver.tab.console(clear=True)
+    await driver.value(
+        "console.log('fine'); console.warn('careful'); console.error('broken', 42);"
+        " setTimeout(() => { throw new Error('boom'); }, 0); 1"
+    )
+    budget = Budget(10)
+    while (await driver.tab.console(level="exception")).matched == 0:
+        assert not budget.expired, "the uncaught exception never came"
+        await budget.sleep(0.05)
+    report = await driver.tab.console()
+    texts = [(e.level, e.text) for e in report.entries]
+    assert ("log", "fine") in texts and ("warning", "careful") in texts, texts
+    assert ("error", "broken 42") in texts, texts
+    [thrown] = [e for e in report.entries if e.level == "exception"]
+    assert "Error: boom" in thrown.text and thrown.source == "exception"
+    errors = await driver.tab.console(level="error")
+    assert {e.level for e in errors.entries} == {"error", "exception"}  # error takes both
+    assert "console of tab" in errors.text and "broken 42" in errors.text
+    header = (await driver.snapshot()).split("\n[", 1)[0]
+    assert "# console: 2 errors (1 uncaught) since last snapshot" in header, header
+    await driver.value("console.log('later'); 1")
+    while "later" not in [e.text for e in (await driver.tab.console()).entries]:
+        assert not budget.expired, "the later message never came"
+        await budget.sleep(0.05)
+    unread = await driver.tab.console(since="last_read", clear=True)
+    assert unread.matched == 0  # the read above saw it already
+    assert (await driver.tab.console()).matched == 0  # cleared

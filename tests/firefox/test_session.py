@@ -72,14 +72,6 @@ async def test_a_cross_origin_iframe_is_walked_and_its_refs_act(firefox, server,
     await tab.close()
 
 
-async def test_console_messages_are_kept_per_tab(firefox, server):
-    tab = await firefox.new_tab(server.url("/engines.html"))
-    await tab.evaluate("console.error('broken ' + 42); console.log('fine')")
-    await _until(lambda: len(tab.console()) >= 2, "the console messages never came")
-    assert [e.text for e in tab.console(level="error")] == ["broken 42"]
-    await tab.close()
-
-
 async def test_pdf_screenshot_switch_tab_and_no_history(firefox, server):
     tab = await firefox.new_tab(server.url("/engines.html"))
     assert (await tab.pdf()).startswith(b"%PDF")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
@@ -29,7 +29,10 @@ __all__ = [
     "ConsoleEntry",
     "ConsoleLog",
     "ConsoleReport",
+    "ConsoleStore",
+    "console_kind",
     "parse_levels",
+    "stack_of",
     "watched_entry",
 ]
 
@@ -195,6 +198,12 @@ class ConsoleReport:
         }
 
 
+def console_kind(method: str) -> tuple[str, str]:
+    """A console call's (level, type) from its method name (``warn`` → warning)."""
+    kind = _ALIASES.get(method, method)
+    return _LEVEL_OF_TYPE.get(kind, "log"), kind
+
+
 def parse_levels(level: str | Iterable[str] | None) -> tuple[str, ...] | None:
     """``"error"``, ``"warning,error"`` or a list → level and type names (checked)."""
     if level is None:
@@ -239,29 +248,22 @@ def _is_page_error(entry: ConsoleEntry) -> bool:
     )
 
 
-class ConsoleLog:
-    """Console entries per tab, each tab's in a ring of ``capacity`` entries."""
+class ConsoleStore:
+    """Console entries per tab, each tab's in a ring of ``capacity`` entries: what both
+    engines keep (Chromium's ``ConsoleLog`` fills it from CDP's events, Firefox's session
+    from BiDi's ``log.entryAdded``) and read the same way."""
 
-    def __init__(self, services: SessionServices, capacity: int) -> None:
-        self._services = services
+    def __init__(
+        self,
+        capacity: int,
+        on_added: Callable[[str, int, ConsoleEntry], None] | None = None,
+    ) -> None:
         self._capacity = capacity
+        self._on_added = on_added
         self._journals: dict[str, Journal[ConsoleEntry]] = {}
         self._latest: dict[str, float] = {}
         """Per tab, the newest entry's time: an older one may be a replay."""
         self._lock = threading.Lock()
-
-    # ---- life ----------------------------------------------------------------------
-
-    def attach(self, connection: CDPConnection) -> list[Subscription]:
-        """Listen on every session of ``connection`` (pages and OOPIFs alike)."""
-        return [
-            connection.subscribe(method, handler, ANY_SESSION)
-            for method, handler in (
-                ("Runtime.consoleAPICalled", self._on_console),
-                ("Runtime.exceptionThrown", self._on_exception),
-                ("Log.entryAdded", self._on_log_entry),
-            )
-        ]
 
     def forget(self, tab_id: str) -> None:
         with self._lock:
@@ -273,11 +275,10 @@ class ConsoleLog:
             self._journals.clear()
             self._latest.clear()
 
-    # ---- reading -------------------------------------------------------------------
-
     def read(
         self,
-        tab: Page,
+        tab_id: str,
+        main_frame: str,
         *,
         level: str | Iterable[str] | None = None,
         since: str = "all",
@@ -294,7 +295,7 @@ class ConsoleLog:
             raise InvalidArgument(
                 f"max_entries must be a positive whole number, got {max_entries!r}"
             )
-        journal = self._journal(tab.id)
+        journal = self._journal(tab_id)
         last_read = since == "last_read"
         missed = journal.missed("read") if last_read else 0
         held = journal.entries(after="read" if last_read else None)
@@ -304,7 +305,7 @@ class ConsoleLog:
         if clear:
             journal.clear()
         return ConsoleReport(
-            tab_id=tab.id,
+            tab_id=tab_id,
             entries=tuple(matched[-max_entries:]),
             matched=len(matched),
             since="last_read" if last_read else "all",
@@ -314,16 +315,16 @@ class ConsoleLog:
             dropped=stats.dropped,
             missed=missed,
             cleared=clear,
-            main_frame=tab.target_id,
+            main_frame=main_frame,
         )
 
-    def errors(self, tab: Page | None = None, limit: int = 50) -> tuple[ConsoleEntry, ...]:
-        """The newest errors and uncaught exceptions (of ``tab``, or of every tab)."""
+    def errors(self, tab_id: str | None = None, limit: int = 50) -> tuple[ConsoleEntry, ...]:
+        """The newest errors and uncaught exceptions (of ``tab_id``, or of every tab)."""
         with self._lock:
-            if tab is None:
+            if tab_id is None:
                 journals = list(self._journals.values())
             else:
-                journals = [self._journals[tab.id]] if tab.id in self._journals else []
+                journals = [self._journals[tab_id]] if tab_id in self._journals else []
         found = [
             entry
             for journal in journals
@@ -333,9 +334,9 @@ class ConsoleLog:
         found.sort(key=lambda entry: entry.at)
         return tuple(found[-limit:])
 
-    def summary(self, tab: Page) -> str:
+    def summary(self, tab_id: str) -> str:
         """``console: 2 errors since last snapshot`` (empty when none); marks them seen."""
-        journal = self._journal(tab.id)
+        journal = self._journal(tab_id)
         new = [entry for _, entry in journal.entries(after="snapshot") if _is_page_error(entry)]
         journal.mark("snapshot")
         if not new:
@@ -343,6 +344,89 @@ class ConsoleLog:
         uncaught = sum(entry.level == "exception" for entry in new)
         detail = f" ({uncaught} uncaught)" if uncaught else ""
         return f"console: {counted(len(new), 'error')}{detail} since last snapshot"
+
+    def add(self, tab_id: str, entry: ConsoleEntry) -> None:
+        journal = self._journal(tab_id)
+        latest = self._latest.get(tab_id, 0.0)
+        if entry.at <= latest and any(_same_call(held, entry) for _, held in journal.entries()):
+            # Reported again: enabling Runtime or Log on a session (a reconnect) replays
+            # the messages the page already logged (objects then come without previews).
+            return
+        self._latest[tab_id] = max(latest, entry.at)
+        number = journal.append(entry)
+        if self._on_added is not None:
+            self._on_added(tab_id, number, entry)
+
+    def entries(self, tab_id: str) -> list[dict[str, Any]]:
+        """A tab's messages held now, oldest first, as watchers get them."""
+        return [watched_entry(n, entry) for n, entry in self._journal(tab_id).entries()]
+
+    def held(self, tab_id: str) -> list[ConsoleEntry]:
+        """What the tab's log holds now, oldest first, without marking anything read."""
+        return [entry for _, entry in self._journal(tab_id).entries()]
+
+    def _journal(self, tab_id: str) -> Journal[ConsoleEntry]:
+        with self._lock:
+            journal = self._journals.get(tab_id)
+            if journal is None:
+                journal = self._journals[tab_id] = Journal(self._capacity)
+            return journal
+
+
+class ConsoleLog:
+    """A Chromium session's console: CDP's console, exception and log events of every
+    session of the connection, kept per tab in a ``ConsoleStore``."""
+
+    def __init__(self, services: SessionServices, capacity: int) -> None:
+        self._services = services
+        self.store = ConsoleStore(capacity, self._published)
+
+    # ---- life ----------------------------------------------------------------------
+
+    def attach(self, connection: CDPConnection) -> list[Subscription]:
+        """Listen on every session of ``connection`` (pages and OOPIFs alike)."""
+        return [
+            connection.subscribe(method, handler, ANY_SESSION)
+            for method, handler in (
+                ("Runtime.consoleAPICalled", self._on_console),
+                ("Runtime.exceptionThrown", self._on_exception),
+                ("Log.entryAdded", self._on_log_entry),
+            )
+        ]
+
+    def forget(self, tab_id: str) -> None:
+        self.store.forget(tab_id)
+
+    def forget_all(self) -> None:
+        self.store.forget_all()
+
+    # ---- reading -------------------------------------------------------------------
+
+    def read(
+        self,
+        tab: Page,
+        *,
+        level: str | Iterable[str] | None = None,
+        since: str = "all",
+        clear: bool = False,
+        max_entries: int = 50,
+    ) -> ConsoleReport:
+        """The tab's entries (newest ``max_entries`` of those matching); marks them read."""
+        return self.store.read(
+            tab.id, tab.target_id, level=level, since=since, clear=clear, max_entries=max_entries
+        )
+
+    def errors(self, tab: Page | None = None, limit: int = 50) -> tuple[ConsoleEntry, ...]:
+        """The newest errors and uncaught exceptions (of ``tab``, or of every tab)."""
+        return self.store.errors(None if tab is None else tab.id, limit)
+
+    def summary(self, tab: Page) -> str:
+        """``console: 2 errors since last snapshot`` (empty when none); marks them seen."""
+        return self.store.summary(tab.id)
+
+    def entries(self, tab_id: str) -> list[dict[str, Any]]:
+        """A tab's messages held now, oldest first, as watchers get them."""
+        return self.store.entries(tab_id)
 
     # ---- event handlers (on the reader: never await) --------------------------------
 
@@ -373,7 +457,7 @@ class ConsoleLog:
                 frame_id=_frame_of(tab, event.session_id, params.get("executionContextId"))
                 or frame_id,
                 at=_seconds(params.get("timestamp")),
-                stack=_stack(calls) if keep_stack else (),
+                stack=stack_of(calls) if keep_stack else (),
             ),
         )
 
@@ -395,7 +479,7 @@ class ConsoleLog:
             text = f"{prefix} {message}" if message and message not in prefix else prefix
         else:
             text = prefix
-        stack = _stack(calls)
+        stack = stack_of(calls)
         if not stack and isinstance(thrown, dict):
             stack = _stack_from_description(str(thrown.get("description", "")))
         url = str(details.get("url") or (calls[0].get("url", "") if calls else ""))
@@ -438,37 +522,21 @@ class ConsoleLog:
                 tab_id=tab.id,
                 frame_id=frame_id,
                 at=_seconds(entry.get("timestamp")),
-                stack=_stack(calls),
+                stack=stack_of(calls),
             ),
         )
 
     # ---- private -------------------------------------------------------------------
 
-    def _journal(self, tab_id: str) -> Journal[ConsoleEntry]:
-        with self._lock:
-            journal = self._journals.get(tab_id)
-            if journal is None:
-                journal = self._journals[tab_id] = Journal(self._capacity)
-            return journal
-
     def _add(self, tab: Page, entry: ConsoleEntry) -> None:
-        journal = self._journal(tab.id)
-        latest = self._latest.get(tab.id, 0.0)
-        if entry.at <= latest and any(_same_call(held, entry) for _, held in journal.entries()):
-            # Reported again: enabling Runtime or Log on a session (a reconnect) replays
-            # the messages the page already logged (objects then come without previews).
-            return
-        self._latest[tab.id] = max(latest, entry.at)
-        number = journal.append(entry)
+        self.store.add(tab.id, entry)
+
+    def _published(self, tab_id: str, number: int, entry: ConsoleEntry) -> None:
         activity = self._services.activity
         if activity.watched:
             activity.publish(
-                "console", {"tab": tab.id, "entry": watched_entry(number, entry)}, tab.id
+                "console", {"tab": tab_id, "entry": watched_entry(number, entry)}, tab_id
             )
-
-    def entries(self, tab_id: str) -> list[dict[str, Any]]:
-        """A tab's messages held now, oldest first, as watchers get them."""
-        return [watched_entry(n, entry) for n, entry in self._journal(tab_id).entries()]
 
 
 def watched_entry(number: int, entry: ConsoleEntry) -> dict[str, Any]:
@@ -552,7 +620,7 @@ def _number(arg: dict[str, Any], *, whole: bool) -> str:
     return str(int(value)) if whole else str(value)
 
 
-def _stack(calls: list[dict[str, Any]]) -> tuple[str, ...]:
+def stack_of(calls: list[dict[str, Any]]) -> tuple[str, ...]:
     out = []
     for call in calls[:_MAX_STACK]:
         name = call.get("functionName") or "(anonymous)"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .page import ConsoleEntry, FirefoxPage
+from .page import FirefoxPage
 from .session import FirefoxSession
 
-__all__ = ["ConsoleEntry", "FirefoxPage", "FirefoxSession"]
+__all__ = ["FirefoxPage", "FirefoxSession"]

@@ -18,8 +18,7 @@ import asyncio
 import base64
 import json
 import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Literal, Protocol, TypeVar
 
 from ..actions.evaluate import EvaluateResult
@@ -29,6 +28,7 @@ from ..budget import Budget
 from ..clipping import clip_quoted
 from ..content import ImageList, PageContent, page_content, page_images
 from ..counting import counted
+from ..diagnostics.console import ConsoleReport, ConsoleStore
 from ..engines import FIREFOX, check_firefox
 from ..errors import (
     BiDiError,
@@ -58,6 +58,7 @@ from ..snapshot.walker import WALKER_JS, FrameWalk
 from ..supervisor.dialogs import ClosedBy, ClosedDialog, PendingDialog, dialog_action
 from ..tasks import TaskOwner
 from .acting import ActingHost, ActionBody, FirefoxActionWatch
+from .console import receipt_line
 from .evaluate import evaluate as run_evaluate
 from .screenshot import capture as capture_screenshot
 from .values import local_value, remote_result, remote_value
@@ -67,7 +68,6 @@ __all__ = [
     "SANDBOX",
     "WAIT_FOR",
     "ChildFrames",
-    "ConsoleEntry",
     "FirefoxPage",
     "PageHost",
     "page_basics",
@@ -164,6 +164,11 @@ class PageHost(ActingHost, Protocol):
         ...
 
     @property
+    def console_store(self) -> ConsoleStore:
+        """The tabs' console messages."""
+        ...
+
+    @property
     def metrics(self) -> Metrics:
         """The session's counters (evaluations, their durations and outcomes)."""
         ...
@@ -207,14 +212,6 @@ class ChildFrames(dict[str, FrameInfo]):
         return [FrameInfo(page.context, None, page.url, "", None, False), *self.values()]
 
 
-@dataclass(frozen=True, slots=True)
-class ConsoleEntry:
-    level: str
-    text: str
-    url: str
-    timestamp: float
-
-
 class FirefoxPage:
     """One tab of a :class:`FirefoxSession`."""
 
@@ -235,7 +232,6 @@ class FirefoxPage:
         self.frames = ChildFrames(self)
         """Child contexts (iframes) of this tab by context id; the tab's own is not in it
         (``frames.frames()`` lists it too, as Chromium's frame registry does)."""
-        self._console: list[ConsoleEntry] = []
         self.pending_dialog: PendingDialog | None = None
         self.last_view: list[str] = []
         self._captures = CaptureStore(tab_id)
@@ -275,20 +271,29 @@ class FirefoxPage:
         return self._state
 
     @engine_side
-    def saw_console(self, entry: ConsoleEntry, keep: int) -> None:
-        """A console message of this tab (the last ``keep`` are kept)."""
-        self._console.append(entry)
-        del self._console[:-keep]
-
-    @engine_side
     def console_errors_since(self, since: float) -> list[str]:
-        """The text of the console errors logged since ``since`` (``time.time()``)."""
-        return [e.text for e in self._console if e.level == "error" and e.timestamp >= since]
+        """The console errors and uncaught exceptions since ``since`` (``time.time()``),
+        as a receipt names them."""
+        errors = self.session.console_store.errors(self.id)
+        return [receipt_line(e) for e in errors if e.at >= since]
 
-    def console(self, *, level: str | None = None) -> list[ConsoleEntry]:
-        """The tab's console messages (``log.entryAdded``), oldest first; ``level``:
-        debug, info, warn or error only."""
-        return [e for e in self._console if level is None or e.level == level]
+    async def console(
+        self,
+        *,
+        level: str | Sequence[str] | None = None,
+        since: Literal["all", "last_read"] = "all",
+        clear: bool = False,
+        max_entries: int = 50,
+        timeout_ms: float | None = None,
+    ) -> ConsoleReport:
+        """This tab's console, as on Chromium: messages of every level and uncaught
+        exceptions (with the top of their stack) from all its frames, with source and
+        line; ``level``, ``since="last_read"``, ``clear`` and ``max_entries`` as there
+        (``log.entryAdded``; Firefox sends no browser notices)."""
+        self.check_open()
+        return self.session.console_store.read(
+            self.id, self.context, level=level, since=since, clear=clear, max_entries=max_entries
+        )
 
     # ---- checks ---------------------------------------------------------------------
 
@@ -593,6 +598,9 @@ class FirefoxPage:
             self.title = top.title
         dialog = self.pending_dialog
         header = [header_line(self), *dialog_lines([dialog] if dialog is not None else [])]
+        errors = self.session.console_store.summary(self.id)  # since the last snapshot
+        if errors:
+            header.append(f"# {errors}")
         if scope is not None:
             root = scope_node(root, scope, self.refs, self.id)
             header.append(f"# scope {root.ref}")

@@ -24,6 +24,7 @@ from ..bidi.connection import BiDiConnection
 from ..budget import Budget
 from ..cdp.protocol import Event
 from ..config import Config, load_config
+from ..diagnostics.console import ConsoleStore
 from ..errors import (
     BiDiError,
     BrowserCrashed,
@@ -43,7 +44,8 @@ from ..safety.url_policy import UrlPolicy, Verdict
 from ..supervisor.buffers import Ring
 from ..supervisor.dialogs import ClosedBy, ClosedDialog, DialogPolicy, PendingDialog
 from ..tasks import TaskOwner
-from .page import ConsoleEntry, FirefoxPage
+from .console import console_entry
+from .page import FirefoxPage
 
 __all__ = ["CAPABILITIES", "EVENTS", "FirefoxSession"]
 
@@ -65,7 +67,6 @@ EVENTS = (
     "network.responseCompleted",
     "network.beforeRequestSent",
 )
-_MAX_CONSOLE = 500
 _MAX_BLOCKED = 100
 _DOCUMENTS = ("document", "iframe", "frame", "embed", "object")
 """Request destinations that are documents (a page, a frame's page)."""
@@ -110,6 +111,7 @@ class FirefoxSession:
         """Page-initiated documents the policy blocked (the newest last, bounded)."""
         self._blocked_at: list[float] = []
         self._metrics = Metrics()
+        self._console_store = ConsoleStore(self.config.diagnostics.console_entries)
         self._loss: BrowserLoss | None = None
         """Why and when Firefox went away under the open session (None: it did not)."""
         self._relaunch: Relaunch | None = None
@@ -298,6 +300,12 @@ class FirefoxSession:
     def paths(self) -> WorkspacePaths:
         """The workspace: where files may be read from and written to (safety/paths.py)."""
         return self._paths
+
+    @property
+    @engine_side
+    def console_store(self) -> ConsoleStore:
+        """The tabs' console messages (what ``FirefoxPage.console`` reads)."""
+        return self._console_store
 
     @property
     def metrics(self) -> Metrics:
@@ -585,15 +593,5 @@ class FirefoxSession:
         source = params.get("source") or {}
         context = str(source.get("context", "")) if isinstance(source, dict) else ""
         page = self.page_of(context)
-        if page is None:
-            return
-        stack = params.get("stackTrace") or {}
-        frames = stack.get("callFrames") if isinstance(stack, dict) else None
-        url = str(frames[0].get("url", "")) if frames else ""
-        entry = ConsoleEntry(
-            level=str(params.get("level", "info")),
-            text=str(params.get("text", "")),
-            url=url,
-            timestamp=float(params.get("timestamp", 0)) / 1000,
-        )
-        page.saw_console(entry, _MAX_CONSOLE)
+        if page is not None:
+            self._console_store.add(page.id, console_entry(params, page.id))

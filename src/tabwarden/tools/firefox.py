@@ -217,27 +217,16 @@ async def evaluate(ctx: ToolContext, p: browser.EvaluateParams) -> ToolResult:
     return ToolResult(f"{shown}{more}", result.to_dict(), untrusted=True)
 
 
-_LEVELS = {"warning": "warn", "log": "info"}
-
-
 async def console(ctx: ToolContext, p: diagnostics.ConsoleParams) -> ToolResult:
-    _refuse_set("browser_console", p, ("since", "clear"))
     page = await ctx.firefox_tab(p.tab_id)
-    wanted = {_LEVELS.get(level, level) for level in p.level} if p.level else None
-    entries = [e for e in page.console() if wanted is None or e.level in wanted]
-    shown = entries[-p.max_entries :]
-    lines = [f"[{e.level}] {e.text}" + (f" ({e.url})" if e.url else "") for e in shown]
-    data = {"tab_id": page.id, "total": len(entries), "entries": [_entry(e) for e in shown]}
-    return ToolResult("\n".join(lines) or "no console messages", data, untrusted=True)
-
-
-def _entry(entry: Any) -> dict[str, Any]:
-    return {
-        "level": entry.level,
-        "text": entry.text,
-        "url": entry.url,
-        "timestamp": entry.timestamp,
-    }
+    report = await page.console(
+        level=p.level,
+        since=p.since,
+        clear=p.clear,
+        max_entries=p.max_entries,
+        timeout_ms=p.timeout_ms,
+    )
+    return ToolResult(report.text, report.to_dict(), untrusted=True)
 
 
 async def get_content(ctx: ToolContext, p: browser.GetContentParams) -> ToolResult:
