@@ -183,3 +183,25 @@ async def test_the_url_policy_holds_for_the_agent_and_for_the_page(server, other
             assert not budget.expired, "the page's navigation was not judged"
             await budget.sleep(0.05)
         assert (await tab.evaluate("location.host")).value != other_origin.base.split("//")[1]
+
+
+async def test_an_unanswered_dialog_is_dismissed_by_the_watchdog(server):
+    config = Config()
+    config.browser.dialog_timeout_s = 0.5
+    async with tabwarden.launch(isolated=True, engine="firefox", config=config) as session:
+        tab = session.active_tab
+        await tab.navigate(server.url("/engines.html"))
+        snapshot = (await tab.snapshot()).text
+        ref = next(line for line in snapshot.splitlines() if 'button "Confirm"' in line)
+        receipt = await tab.click(ref.split("[ref=")[1].split("]")[0])
+        assert receipt.dialog is not None  # must_respond: left for the agent, for a while
+        budget = Budget(10)
+        while tab.pending_dialog is not None:
+            assert not budget.expired, "the watchdog never dismissed the dialog"
+            await budget.sleep(0.05)
+        while (await tab.evaluate("document.title")).value != "confirm false":
+            assert not budget.expired, "the page never saw the dismissal"
+            await budget.sleep(0.05)
+        [closed] = session.recent_dialogs(tab.id)
+        assert (closed.closed_by, closed.accepted) == ("watchdog", False)
+        assert tab.pending_dialog is None

@@ -100,6 +100,9 @@ class FirefoxSession:
         self._last_dialog: dict[str, PendingDialog] = {}
         self._recent_dialogs: Ring[ClosedDialog] = Ring(_RECENT_DIALOGS)
         self._answering: set[str] = set()
+        self._watchdogs: dict[str, asyncio.TimerHandle] = {}
+        """With must_respond: a dialog left unanswered ``browser.dialog_timeout_s`` is
+        dismissed (``closed_by: watchdog``), as the supervisor's watchdog does."""
         """Dialogs tabwarden is answering (their close event is not the browser's doing)."""
         self._tasks = TaskOwner(f"firefox session {name}")
         self._closed = False
@@ -158,6 +161,9 @@ class FirefoxSession:
             self._connection = None
             if old is not None:
                 await old.close()
+            for handle in self._watchdogs.values():
+                handle.cancel()  # their dialogs went with the browser
+            self._watchdogs.clear()
             for page in self._pages.values():
                 page.was_closed()
                 await page.aclose_tasks()
@@ -201,6 +207,9 @@ class FirefoxSession:
         if self._closed:
             return
         self._closed = True
+        for handle in self._watchdogs.values():
+            handle.cancel()
+        self._watchdogs.clear()
         for page in list(self._pages.values()):
             page.was_closed()
         self._tasks.cancel()
@@ -354,6 +363,7 @@ class FirefoxSession:
         if prompt_text is not None:
             params["userText"] = prompt_text
         self._answering.add(dialog.id)
+        self._stop_watchdog(dialog.id)
         try:
             await self.connection.send("browsingContext.handleUserPrompt", params, budget=budget)
         finally:
@@ -448,6 +458,8 @@ class FirefoxSession:
             page = self.page_of(str(params.get("context")))
             if page is not None:
                 dialog = page.pending_dialog
+                if dialog is not None:
+                    self._stop_watchdog(dialog.id)
                 if dialog is not None and dialog.id not in self._answering:
                     # Closed by the page's own navigation or the browser, not by an answer.
                     accepted = params.get("accepted")
@@ -542,11 +554,34 @@ class FirefoxSession:
         page.dialog_opened(dialog)
         if self.dialog_policy != "must_respond":
             accept = self.dialog_policy == "auto_accept" or kind in ("alert", "beforeunload")
-            self._tasks.spawn(self._answer(page, dialog, accept), name="firefox dialog policy")
+            answer = self._answer(page, dialog, accept, "auto_policy")
+            self._tasks.spawn(answer, name="firefox dialog policy")
+            return
+        self._watchdogs[dialog.id] = asyncio.get_running_loop().call_later(
+            self.config.browser.dialog_timeout_s, self._watchdog_fired, page, dialog
+        )
 
-    async def _answer(self, page: FirefoxPage, dialog: PendingDialog, accept: bool) -> None:
+    def _watchdog_fired(self, page: FirefoxPage, dialog: PendingDialog) -> None:
+        self._watchdogs.pop(dialog.id, None)
+        if page.pending_dialog is dialog and not self._closed:
+            logger.warning(
+                "dialog %s was not answered within %.0f s: dismissed by the watchdog",
+                dialog.id,
+                self.config.browser.dialog_timeout_s,
+            )
+            answer = self._answer(page, dialog, False, "watchdog")
+            self._tasks.spawn(answer, name="firefox dialog watchdog")
+
+    def _stop_watchdog(self, dialog_id: str) -> None:
+        handle = self._watchdogs.pop(dialog_id, None)
+        if handle is not None:
+            handle.cancel()
+
+    async def _answer(
+        self, page: FirefoxPage, dialog: PendingDialog, accept: bool, by: ClosedBy
+    ) -> None:
         with contextlib.suppress(TabwardenError):
-            await self.answer_dialog(page, dialog, accept, "auto_policy", None, Budget(_CLOSE_S))
+            await self.answer_dialog(page, dialog, accept, by, None, Budget(_CLOSE_S))
         if page.pending_dialog is dialog:
             page.dialog_closed()
 
