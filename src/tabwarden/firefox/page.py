@@ -18,13 +18,14 @@ import asyncio
 import base64
 import json
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from ..bidi.connection import BiDiConnection
 from ..budget import Budget
 from ..counting import counted
+from ..diagnostics.network import NetworkReport, RequestFilter
 from ..engines import FIREFOX, check_firefox
 from ..errors import (
     BiDiError,
@@ -50,6 +51,7 @@ from ..snapshot.render import check_max_chars, render_lines, select_lines
 from ..snapshot.walker import WALKER_JS, FrameWalk
 from ..supervisor.dialogs import PendingDialog, dialog_action
 from ..tasks import TaskOwner
+from .network_log import FirefoxNetworkLog
 from .values import JS_TYPES, local_value, remote_result, remote_value
 
 __all__ = ["KEYS", "SANDBOX", "WAIT_FOR", "ConsoleEntry", "FirefoxPage", "PageHost", "page_basics"]
@@ -155,6 +157,9 @@ class PageHost(Protocol):
         """Refuse a URL the policy does not allow (``PolicyDenied``)."""
         ...
 
+    @property
+    def network_log(self) -> FirefoxNetworkLog: ...
+
 
 @dataclass(frozen=True, slots=True)
 class ConsoleEntry:
@@ -224,6 +229,29 @@ class FirefoxPage:
         """The tab's console messages (``log.entryAdded``), oldest first; ``level``:
         debug, info, warn or error only."""
         return [e for e in self._console if level is None or e.level == level]
+
+    async def network(
+        self,
+        *,
+        url: str | None = None,
+        type: str | Sequence[str] | None = None,
+        status: str | int | Sequence[str | int] | None = None,
+        request_id: str | None = None,
+        max_entries: int = 50,
+        clear: bool = False,
+        timeout_ms: float | None = None,
+    ) -> NetworkReport:
+        """This tab's requests (its frames included), as ``Tab.network``: the newest
+        ``max_entries`` matching ``url`` (a part or ``/regex/``), ``type`` and ``status``;
+        ``request_id`` (r12) for one request's headers, post data and response body;
+        ``clear`` empties the log after reading (firefox/network_log.py)."""
+        self.check_open()
+        log = self.session.network_log
+        if request_id is not None:
+            budget = self.session.budget(timeout_ms, "action")
+            return await log.details(self.id, request_id, self.session.connection, budget)
+        request_filter = RequestFilter.parse(url, type, status)
+        return log.list(self.id, request_filter, max_entries=max_entries, clear=clear)
 
     # ---- checks ---------------------------------------------------------------------
 

@@ -22,6 +22,7 @@ from ..bidi.connection import BiDiConnection
 from ..budget import Budget
 from ..cdp.protocol import Event
 from ..config import Config, load_config
+from ..diagnostics.downloads import Download, DownloadList
 from ..errors import (
     BiDiError,
     BrowserCrashed,
@@ -37,6 +38,8 @@ from ..safety.paths import WorkspacePaths
 from ..safety.url_policy import UrlPolicy, Verdict
 from ..supervisor.dialogs import DialogPolicy, PendingDialog
 from ..tasks import TaskOwner
+from .downloads import FirefoxDownloads
+from .network_log import FirefoxNetworkLog
 from .page import ConsoleEntry, FirefoxPage
 
 __all__ = ["CAPABILITIES", "EVENTS", "FirefoxSession"]
@@ -58,6 +61,10 @@ EVENTS = (
     "log.entryAdded",
     "network.responseCompleted",
     "network.beforeRequestSent",
+    "network.responseStarted",
+    "network.fetchError",
+    "browsingContext.downloadWillBegin",
+    "browsingContext.downloadEnd",
 )
 _MAX_CONSOLE = 500
 _MAX_BLOCKED = 100
@@ -99,6 +106,17 @@ class FirefoxSession:
         """When a call last started here (the session manager closes idle sessions)."""
         self.blocked: list[Verdict] = []
         """Page-initiated documents the policy blocked (the newest last, bounded)."""
+        diagnostics = self.config.diagnostics
+        self.network_log = FirefoxNetworkLog(
+            diagnostics.network_entries, diagnostics.body_max_bytes, self._tab_id_of
+        )
+        """Every request, per tab (firefox/network_log.py)."""
+        self._downloads = FirefoxDownloads(
+            lambda: WorkspacePaths.from_config(self.config),
+            capacity=self.config.files.max_downloads,
+            tab_of=self._tab_id_of,
+            promised_size=self.network_log.promised_size,
+        )
 
     # ---- life -----------------------------------------------------------------------
 
@@ -110,6 +128,9 @@ class FirefoxSession:
         self._connection.subscribe("*", self._on_event)
         self._connection.on_close(self._connection_closed)
         await self._connection.subscribe_remote(EVENTS, budget)
+        # Bodies kept and downloads sent to the workspace before any page loads.
+        await self.network_log.start(self._connection, budget)
+        await self._downloads.start(self._connection, budget)
         # Every request pauses before it is sent: documents (pages and frames) are judged
         # by the URL policy, like Chromium's Fetch interception of documents; the rest go
         # on at once (with policy.intercept_subresources, judged too).
@@ -215,6 +236,7 @@ class FirefoxSession:
             "navigation": timeouts.navigation_ms,
             "evaluate": timeouts.evaluate_ms,
             "screenshot": timeouts.action_ms,
+            "wait": timeouts.wait_ms,
             "snapshot": timeouts.action_ms,
         }.get(kind, timeouts.action_ms)
         return Budget.from_ms(timeout_ms if timeout_ms is not None else default)
@@ -268,6 +290,10 @@ class FirefoxSession:
         known = ", ".join(page.id for page in self.tabs) or "none"
         raise TabNotFound(f"no open tab {tab_id} (open: {known})", hint="list the tabs")
 
+    def _tab_id_of(self, context: str) -> str | None:
+        page = self.page_of(context)
+        return page.id if page is not None else None
+
     def page_of(self, context: str) -> FirefoxPage | None:
         page = self._pages.get(context)
         if page is not None:
@@ -277,11 +303,31 @@ class FirefoxSession:
                 return page
         return None
 
+    # ---- downloads (firefox/downloads.py) ----------------------------------------------
+
+    async def downloads(
+        self, *, wait: bool = False, guid: str | None = None, timeout_ms: float | None = None
+    ) -> DownloadList:
+        """The session's downloads, oldest first, as on Chromium: state, final path and
+        size, executable types flagged (never opened or run), saved into the workspace's
+        ``downloads`` folder. ``wait=True`` waits until the downloads in progress (or only
+        ``guid``) end, within ``timeout_ms``; still running at the deadline is reported."""
+        if self._closed:
+            raise SessionClosed(f"the Firefox session {self.name} is closed")
+        budget = self.budget(timeout_ms, "wait" if wait else "action")
+        return await self._downloads.listing(wait=wait, guid=guid, budget=budget)
+
+    def known_downloads(self) -> tuple[Download, ...]:
+        """The session's downloads as last reported (no wait, no call to the browser)."""
+        return self._downloads.items()
+
     # ---- events (on the reader: no awaits) --------------------------------------------
 
     def _on_event(self, event: Event) -> None:
         params = event.params
         method = event.method
+        self.network_log.on_event(method, params)
+        self._downloads.on_event(method, params)
         if method == "browsingContext.contextCreated":
             self._context_created(params)
         elif method == "browsingContext.contextDestroyed":

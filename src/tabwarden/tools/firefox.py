@@ -19,7 +19,7 @@ from ..errors import EngineUnsupported, EvaluateDisabled, InvalidArgument
 from ..firefox.page import FirefoxPage
 from ..navigation import NavigationResult
 from ..supervisor.dialogs import ClosedDialog, PendingDialog, dialog_action
-from . import browser, diagnostics
+from . import browser, diagnostics, files
 from .context import ToolContext
 from .spec import Image, Params, ToolResult
 
@@ -242,6 +242,27 @@ async def console(ctx: ToolContext, p: diagnostics.ConsoleParams) -> ToolResult:
     return ToolResult("\n".join(lines) or "no console messages", data, untrusted=True)
 
 
+async def network(ctx: ToolContext, p: diagnostics.NetworkParams) -> ToolResult:
+    page = await ctx.firefox_tab(p.tab_id)
+    report = await page.network(
+        url=p.url,
+        type=p.type,
+        status=p.status,
+        request_id=p.request_id,
+        max_entries=p.max_entries,
+        clear=p.clear,
+        timeout_ms=p.timeout_ms,
+    )
+    return ToolResult(report.text, report.to_dict(), untrusted=True)
+
+
+async def downloads(ctx: ToolContext, p: files.DownloadsParams) -> ToolResult:
+    session = await ctx.firefox()
+    listing = await session.downloads(wait=p.wait, guid=p.guid, timeout_ms=p.timeout_ms)
+    # File names and URLs come from pages.
+    return ToolResult(listing.text, listing.to_dict(), untrusted=True)
+
+
 def _entry(entry: Any) -> dict[str, Any]:
     return {
         "level": entry.level,
@@ -271,6 +292,8 @@ FIREFOX_HANDLERS: dict[str, Handler] = {
     "browser_close": close,
     "browser_evaluate": evaluate,
     "browser_console": console,
+    "browser_network": network,
+    "browser_downloads": downloads,
 }
 """Tool name → its handler on a Firefox session."""
 
