@@ -148,7 +148,9 @@ def test_failures_and_cancels_and_a_bounded_ring():
     report = log.list("t1", RequestFilter())
     assert (report.size, report.capacity, report.dropped) == (3, 3, 3)
     assert [r.id for r in report.requests] == ["r4", "r5", "r6"]
-    log.forget("t1")
+    log.on_event("browsingContext.contextDestroyed", {"context": "frame", "parent": "top"})
+    assert log.list("t1", RequestFilter()).matched == 3  # a frame went, not the tab
+    log.on_event("browsingContext.contextDestroyed", {"context": "top", "parent": None})
     assert log.list("t1", RequestFilter()).matched == 0
 
 

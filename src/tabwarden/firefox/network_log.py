@@ -200,13 +200,18 @@ class FirefoxNetworkLog:
     # ---- event handlers (on the reader: never await) --------------------------------
 
     def on_event(self, method: str, params: JSONObject) -> None:
-        """Follow one BiDi event (those of ``EVENTS``; others are ignored)."""
+        """Follow one BiDi event (those of ``EVENTS``, and a tab's closing; others are
+        ignored)."""
         if method == "network.beforeRequestSent":
             self._on_request(params)
         elif method in ("network.responseStarted", "network.responseCompleted"):
             self._on_response(params, done=method.endswith("Completed"))
         elif method == "network.fetchError":
             self._on_error(params)
+        elif method == "browsingContext.contextDestroyed" and not params.get("parent"):
+            tab_id = self._tab_of(str(params.get("context", "")))
+            if tab_id is not None:
+                self.forget(tab_id)  # a closed tab's log goes with it
 
     def _on_request(self, params: JSONObject) -> None:
         state = self._state_of(params)
