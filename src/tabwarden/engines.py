@@ -111,8 +111,17 @@ FIREFOX: dict[str, FirefoxSupport] = {
     "browser_attach": _not("attaching takes a CDP endpoint"),
     "browser_upload_file": _not(_NOT_YET),
     "browser_console": _on("FirefoxPage.console", "no browser notices (BiDi sends none)"),
-    "browser_network": _not(_NOT_YET),
-    "browser_downloads": _not(_NOT_YET),
+    "browser_network": _on(
+        "FirefoxPage.network",
+        "the same log, filters and details; bodies kept by Firefox up to 10 MB each "
+        "(network.addDataCollector); no remote address; failures named as Firefox does "
+        "(NS_ERROR_…)",
+    ),
+    "browser_downloads": _on(
+        "FirefoxSession.downloads",
+        "saved into the workspace's downloads folder, executables flagged; BiDi reports "
+        "only the start and the end (no bytes in between) and cannot cancel one",
+    ),
     "browser_save_pdf": _on("FirefoxPage.pdf", "Python API only: returns the PDF's bytes"),
     "browser_trace_start": _not("traces are Chromium's (Tracing domain)"),
     "browser_trace_stop": _not("traces are Chromium's (Tracing domain)"),

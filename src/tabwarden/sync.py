@@ -1211,6 +1211,32 @@ class FirefoxPage(Facade[AsyncFirefoxPage]):
         networkidle — the last as load: BiDi has no network-idle signal)."""
         return run(unwrap(self).navigate(url, wait_until=wait_until, timeout_ms=timeout_ms))
 
+    def network(
+        self,
+        *,
+        url: str | None = None,
+        type: str | Sequence[str] | None = None,
+        status: str | int | Sequence[str | int] | None = None,
+        request_id: str | None = None,
+        max_entries: int = 50,
+        clear: bool = False,
+        timeout_ms: float | None = None,
+    ) -> NetworkReport:
+        """This tab's requests (its frames included), as ``Tab.network``: the newest
+        ``max_entries`` matching ``url`` (a part or ``/regex/``), ``type`` and ``status``;
+        ``request_id`` (r12) for one request's headers, post data and response body;
+        ``clear`` empties the log after reading (firefox/network_log.py)."""
+        coroutine = unwrap(self).network(
+            url=url,
+            type=type,
+            status=status,
+            request_id=request_id,
+            max_entries=max_entries,
+            clear=clear,
+            timeout_ms=timeout_ms,
+        )
+        return run(coroutine)
+
     def pdf(self, *, timeout_ms: float | None = None) -> bytes:
         """The page printed to PDF (``browsingContext.print``)."""
         return run(unwrap(self).pdf(timeout_ms=timeout_ms))
@@ -1387,8 +1413,25 @@ class FirefoxSession(Facade[AsyncFirefoxSession]):
         for and killed if it lingers; the profile is removed when it was throwaway."""
         run(unwrap(self).close())
 
+    def downloads(
+        self,
+        *,
+        wait: bool = False,
+        guid: str | None = None,
+        timeout_ms: float | None = None,
+    ) -> DownloadList:
+        """The session's downloads, oldest first, as on Chromium: state, final path and
+        size, executable types flagged (never opened or run), saved into the workspace's
+        ``downloads`` folder. ``wait=True`` waits until the downloads in progress (or only
+        ``guid``) end, within ``timeout_ms``; still running at the deadline is reported."""
+        return run(unwrap(self).downloads(wait=wait, guid=guid, timeout_ms=timeout_ms))
+
     def get_tab(self, tab_id: str) -> FirefoxPage:
         return wrap(FirefoxPage, unwrap(self).get_tab(tab_id))
+
+    def known_downloads(self) -> tuple[Download, ...]:
+        """The session's downloads as last reported (no wait, no call to the browser)."""
+        return unwrap(self).known_downloads()
 
     def new_tab(self, url: str | None = None, *, timeout_ms: float | None = None) -> FirefoxPage:
         """A new tab (at ``url``), made active; Firefox is relaunched first when it went

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import socket
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -18,7 +19,8 @@ import pytest
 
 import tabwarden
 from tabwarden.budget import Budget
-from tabwarden.errors import DeadlineExceeded, StaleRefError, UnknownRef
+from tabwarden.errors import DeadlineExceeded, InvalidArgument, StaleRefError, UnknownRef
+from tabwarden.safety.paths import WorkspacePaths
 from tests.conftest import browser_processes
 
 pytestmark = pytest.mark.browser
@@ -407,3 +409,126 @@ async def test_the_console_keeps_every_level_and_uncaught_exceptions(driver, ser
     unread = await driver.tab.console(since="last_read", clear=True)
     assert unread.matched == 0  # the read above saw it already
     assert (await driver.tab.console()).matched == 0  # cleared
+
+
+# ---- the network log and downloads ---------------------------------------------------
+
+
+async def _network_until(driver: Driver, done: Any, **filters: Any) -> Any:
+    """The tab's network report once ``done(report)`` holds (events arrive on their own)."""
+    budget = Budget(10)
+    while True:
+        report = await driver.tab.network(**filters)
+        if done(report):
+            return report
+        assert not budget.expired, report.text
+        await budget.sleep(0.05)
+
+
+@pytest.fixture
+async def network_page(driver: Driver, server) -> Driver:
+    result = await driver.tab.navigate(server.url("/diag_network.html"))
+    assert result.ok
+    await driver.tab.network(clear=True)
+    return driver
+
+
+async def test_the_network_log_lists_a_fetch_with_its_status_and_filters(network_page):
+    page = network_page
+    assert await page.value("get('/diag-body?bytes=50&log=fetch')") == 200
+    assert await page.value("xhr('/status/500?log=xhr')") == 500
+    report = await _network_until(
+        page, lambda r: r.matched == 1 and r.requests[0].state == "finished", url="log=fetch"
+    )
+    fetched = report.requests[0]
+    assert (fetched.method, fetched.status, fetched.type) == ("GET", 200, "fetch")
+    assert fetched.encoded_bytes is not None and fetched.encoded_bytes >= 50
+    assert fetched.duration_ms is not None and fetched.id in report.text
+    assert "GET 200 fetch" in fetched.line()
+    xhr = await _network_until(page, lambda r: r.matched == 1, type="xhr")
+    assert xhr.requests[0].status == 500 and "log=xhr" in xhr.requests[0].url
+    failing = await page.tab.network(status="5xx")
+    assert [r.url for r in failing.requests] == [xhr.requests[0].url]
+    assert (await page.tab.network(url="/log=(fetch|xhr)/")).matched == 2
+    assert (await page.tab.network(type="document")).matched == 0  # cleared before
+    cleared = await page.tab.network(clear=True)
+    assert cleared.cleared and (await page.tab.network()).matched == 0
+
+
+async def test_a_request_s_details_give_its_headers_and_bodies(network_page):
+    page = network_page
+    secret = "Bearer sk-live-0123456789abcdefghijklmnop"
+    options = f"{{headers: {{Authorization: '{secret}'}}}}"
+    script = f"fetch('/diag-body?bytes=30&log=details', {options}).then(r => r.text())"
+    assert await page.value(script) == "0123456789" * 3
+    report = await _network_until(
+        page, lambda r: r.matched == 1 and r.requests[0].state == "finished", url="log=details"
+    )
+    details = (await page.tab.network(request_id=report.requests[0].id)).details
+    headers = {name.lower(): value for name, value in details.request_headers}
+    assert headers["authorization"] == secret
+    assert dict(details.response_headers)["X-Diagnostics"] == "body"
+    assert (details.body, details.body_bytes) == ("0123456789" * 3, 30)
+    assert await page.value("post('/slow?ms=0&log=post', JSON.stringify({a: 1}))") == 200
+    posted = await _network_until(
+        page, lambda r: r.matched == 1 and r.requests[0].state == "finished", url="log=post"
+    )
+    details = (await page.tab.network(request_id=posted.requests[0].id)).details
+    assert posted.requests[0].method == "POST" and details.post_data == '{"a":1}'
+
+
+async def test_a_redirect_and_a_refused_connection_in_the_network_log(network_page, server):
+    page = network_page
+    assert await page.value("get('/redirect?to=/status/201%3Flog%3Dhop')") == 201
+    hops = await _network_until(
+        page,
+        lambda r: r.matched == 2 and r.requests[1].state == "finished",
+        url="/redirect|log=hop/",
+    )
+    first, second = hops.requests
+    assert (first.state, first.status) == ("redirected", 302)
+    assert first.redirected_to.endswith("/status/201?log=hop")
+    assert second.status == 201 and second.redirected_from == first.url
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]  # nothing listens once it is closed
+    refused = f"http://127.0.0.1:{closed}/refused"
+    assert "Error" in str(await page.value(f"get('{refused}')"))
+    failed = await _network_until(page, lambda r: r.matched == 1, url="/refused", status="failed")
+    assert failed.requests[0].failure and not failed.requests[0].canceled
+    with pytest.raises(InvalidArgument):
+        await page.tab.network(request_id="r999999")
+
+
+async def test_a_download_lands_in_the_downloads_folder_with_size_and_flag(driver, server):
+    await driver.tab.navigate(server.url("/files_downloads.html"))
+    folder = WorkspacePaths.from_config(driver.session.config).output_dir("downloads", create=False)
+    names = {"text": f"{driver.engine}-notes.txt", "exe": f"{driver.engine}-setup.exe"}
+    for body, name in names.items():
+        # One at a time: a link's navigation would abort the one before it has begun.
+        click = "document.body.append(a); a.click(); return 1 })()"
+        await driver.value(
+            f"(() => {{ const a = document.createElement('a'); a.href = "
+            f"'/download/{name}?body={body}'; {click}"
+        )
+        budget = Budget(15)
+        while not any(
+            d.suggested_name == name and d.state == "completed"
+            for d in driver.session.known_downloads()
+        ):
+            assert not budget.expired, (await driver.session.downloads()).text
+            await budget.sleep(0.05)
+    listing = await driver.session.downloads(wait=True, timeout_ms=10_000)
+    found = {d.suggested_name: d for d in listing.downloads}
+    notes, setup = found[names["text"]], found[names["exe"]]
+    for download in (notes, setup):
+        assert download.state == "completed" and download.path is not None
+        assert download.path.parent == folder and download.path.is_file()
+        assert download.size == download.path.stat().st_size > 0
+        assert download.path.stat().st_mode & 0o111 == 0
+        assert download.tab_id == driver.tab.id
+    assert notes.path.name == names["text"] and not notes.executable
+    assert setup.executable and any("Windows executable" in r for r in setup.reasons)
+    assert "WARNING: executable" in listing.text and str(folder) in listing.text
+    data = listing.to_dict()
+    assert {"url", "state", "path", "size", "executable"} <= set(data["downloads"][0])

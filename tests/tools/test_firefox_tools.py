@@ -180,3 +180,50 @@ async def test_metrics_count_the_sessions_evaluations(ctx, server):
     assert after["evaluations"] == before["evaluations"] + 2
     assert after["evaluate_errors"] == before["evaluate_errors"] + 1
     assert after["evaluate_duration"]["count"] == before["evaluate_duration"]["count"] + 2
+
+
+async def test_the_network_tool_lists_requests_and_redacts_a_secret_header(ctx, server):
+    await call_tool(ctx, "browser_navigate", {"url": server.url("/diag_network.html")})
+    secret = "Bearer sk-live-0123456789abcdefghijklmnop"
+    options = f"{{headers: {{Authorization: '{secret}'}}}}"
+    await call_tool(
+        ctx,
+        "browser_evaluate",
+        {"expression": f"fetch('/diag-body?bytes=20&tool=1', {options}).then(r => r.text())"},
+    )
+    budget = Budget(10)
+    while True:
+        listed = await call_tool(ctx, "browser_network", {"url": "tool=1"})
+        if listed.data["matched"] == 1 and listed.data["requests"][0]["state"] == "finished":
+            break
+        assert not budget.expired, listed.final_text()
+        await budget.sleep(0.05)
+    assert re.search(r"r\d+ GET 200 fetch", listed.final_text())
+    request_id = listed.data["requests"][0]["id"]
+    details = await call_tool(ctx, "browser_network", {"request_id": request_id})
+    text = details.final_text()
+    assert "0123456789" * 2 in text and "[redacted" in text and secret not in text
+    assert secret not in str(details.data)
+    with pytest.raises(tabwarden.InvalidArgument):
+        await call_tool(ctx, "browser_network", {"type": "nonsense"})
+
+
+@pytest.mark.browser
+async def test_the_downloads_tool_reports_a_download_in_the_workspace(ctx, server):
+    await call_tool(ctx, "browser_navigate", {"url": server.url("/files_downloads.html")})
+    await call_tool(
+        ctx, "browser_evaluate", {"expression": "document.getElementById('script').click()"}
+    )
+    budget = Budget(15)
+    while True:
+        listed = await call_tool(ctx, "browser_downloads", {"wait": True, "timeout_ms": 5000})
+        done = [d for d in listed.data["downloads"] if d["state"] == "completed"]
+        if done:
+            break
+        assert not budget.expired, listed.final_text()
+        await budget.sleep(0.05)
+    script = done[0]
+    # Firefox makes the name unique itself (run(1).sh when a run.sh is there).
+    assert re.fullmatch(r"run(\(\d+\))?\.sh", script["suggested_name"]) and script["executable"]
+    assert script["path"].startswith(listed.data["folder"]) and script["size"] > 0
+    assert "WARNING: executable" in listed.final_text()

@@ -367,16 +367,7 @@ class DownloadTracker:
         tab_id = self._tab_of_frame(params.get("frameId", ""))
         if tab_id is None and self._own_frames_only:
             return  # another session's, in the browser they share
-        self._store(
-            Download(
-                guid=guid,
-                url=params.get("url", ""),
-                suggested_name=params.get("suggestedFilename", "") or "download",
-                state="in_progress",
-                tab_id=tab_id,
-                started_at=time.time(),
-            )
-        )
+        self.began(guid, params.get("url", ""), params.get("suggestedFilename", ""), tab_id)
 
     def _on_progress(self, event: Event) -> None:
         params = event.params
@@ -392,6 +383,45 @@ class DownloadTracker:
         if state == "completed":
             download = self._finish(download, params.get("filePath"))
         elif state == "canceled":
+            download = self._canceled(download)
+        self._store(download)
+
+    # ---- fed by another engine's events (Firefox: firefox/downloads.py) --------------
+
+    def use_folder(self, folder: Path | None, problem: str = "") -> None:
+        """Where the browser was told to save downloads (None, and why, when it was not)."""
+        self._folder = folder
+        self._problem = problem
+
+    def began(self, guid: str, url: str, suggested_name: str, tab_id: str | None) -> None:
+        """A download started (``guid``: the browser's id for it)."""
+        self._store(
+            Download(
+                guid=guid,
+                url=url,
+                suggested_name=suggested_name or "download",
+                state="in_progress",
+                tab_id=tab_id,
+                started_at=time.time(),
+            )
+        )
+
+    def ended(self, guid: str, completed: bool, file_path: str | None) -> None:
+        """A download ended: completed into ``file_path``, or canceled (a partial file at
+        ``file_path`` inside the downloads folder is removed)."""
+        download = self._items.get(guid)
+        if download is None or download.state != "in_progress":
+            return
+        if completed:
+            download = self._finish(download, file_path)
+            if download.size is not None:
+                size = download.size
+                download = replace(download, received_bytes=size, total_bytes=size)
+        else:
+            partial = Path(file_path) if file_path else None
+            if partial is not None and self._folder is not None and partial.parent == self._folder:
+                with contextlib.suppress(OSError):
+                    partial.unlink()
             download = self._canceled(download)
         self._store(download)
 
@@ -429,9 +459,16 @@ class DownloadTracker:
                 reasons=tuple(flags),
             )
         try:
-            target = self._paths().output_path(
-                "downloads", safe_file_name(download.suggested_name, fallback="download"), suffix=""
-            )
+            if source.name != download.guid and safe_file_name(source.name) == source.name:
+                # The browser named it already, safely (Firefox saves under the page's
+                # name, made unique): it stays where it is.
+                target = source
+            else:
+                target = self._paths().output_path(
+                    "downloads",
+                    safe_file_name(download.suggested_name, fallback="download"),
+                    suffix="",
+                )
             flags = executable_reasons(target.name, source)
             source.rename(target)
             mode = target.stat().st_mode

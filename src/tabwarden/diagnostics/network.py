@@ -31,11 +31,21 @@ if TYPE_CHECKING:
 
 __all__ = [
     "RESOURCE_TYPES",
+    "Exchange",
     "NetworkLog",
     "NetworkReport",
     "NetworkRequest",
     "RequestDetails",
     "RequestFilter",
+    "TabNetwork",
+    "bounded",
+    "bounded_headers",
+    "decode_body",
+    "details_report",
+    "find_exchange",
+    "keep_post_data",
+    "list_report",
+    "unfinished_body",
     "watched_entry",
 ]
 
@@ -74,7 +84,7 @@ _TEXT_MIME = re.compile(
 
 
 @dataclass
-class _Exchange:
+class Exchange:
     """One request and its response as the events arrive (mutated on the reader)."""
 
     number: int
@@ -378,18 +388,18 @@ class NetworkReport:
         return data
 
 
-class _TabNetwork:
+class TabNetwork:
     """One tab's requests: the ring, the live ones by browser id, early ExtraInfo."""
 
     def __init__(self, capacity: int) -> None:
-        self.journal: Journal[_Exchange] = Journal(capacity)
-        self.live: dict[str, _Exchange] = {}
+        self.journal: Journal[Exchange] = Journal(capacity)
+        self.live: dict[str, Exchange] = {}
         self.early_sent: dict[str, dict[str, str]] = {}
         self.early_received: dict[str, dict[str, str]] = {}
         self.unseen: Counter[str] = Counter()
         """Failures and HTTP errors since the last snapshot header."""
 
-    def add(self, exchange: _Exchange) -> None:
+    def add(self, exchange: Exchange) -> None:
         exchange.number = self.journal.append(exchange)
         self.live[exchange.request_id] = exchange
         sent = self.early_sent.pop(exchange.request_id, None)
@@ -402,7 +412,7 @@ class _TabNetwork:
             self.live = {k: v for k, v in self.live.items() if v.number >= oldest}
 
     def early(self, store: dict[str, dict[str, str]], request_id: str, headers: Any) -> None:
-        store[request_id] = _headers(headers)
+        store[request_id] = bounded_headers(headers)
         while len(store) > 200:  # ExtraInfo for requests never reported: bounded
             store.pop(next(iter(store)))
 
@@ -415,7 +425,7 @@ class NetworkLog:
         self._services = services
         self._capacity = capacity
         self._body_max_bytes = body_max_bytes
-        self._tabs: dict[str, _TabNetwork] = {}
+        self._tabs: dict[str, TabNetwork] = {}
         self._lock = threading.Lock()
 
     # ---- life ----------------------------------------------------------------------
@@ -454,25 +464,8 @@ class NetworkLog:
         clear: bool = False,
     ) -> NetworkReport:
         """The newest ``max_entries`` requests that match, oldest first."""
-        if isinstance(max_entries, bool) or not isinstance(max_entries, int) or max_entries < 1:
-            raise InvalidArgument(
-                f"max_entries must be a positive whole number, got {max_entries!r}"
-            )
-        state = self._tab(tab.id)
-        requests = [exchange.freeze() for _, exchange in state.journal.entries()]
-        matched = [r for r in requests if request_filter.matches(r)]
-        stats = state.journal.statistics()
-        if clear:
-            state.journal.clear()
-        return NetworkReport(
-            tab_id=tab.id,
-            requests=tuple(matched[-max_entries:]),
-            matched=len(matched),
-            filter=request_filter,
-            size=stats.size,
-            capacity=stats.capacity,
-            dropped=stats.dropped,
-            cleared=clear,
+        return list_report(
+            tab.id, self._tab(tab.id), request_filter, max_entries=max_entries, clear=clear
         )
 
     def started_since(self, tab: Page, wall_time: float) -> tuple[NetworkRequest, ...]:
@@ -488,36 +481,13 @@ class NetworkLog:
     async def details(self, tab: Page, request_id: str, budget: Budget) -> NetworkReport:
         """One request with its headers, post data and response body (bounded)."""
         state = self._tab(tab.id)
-        exchange = _find(state, request_id)
+        exchange = find_exchange(state, request_id)
         session = CDPSession(self._services.connection, exchange.session_id)
         limit = self._body_max_bytes
         post_data, post_note = await _post_data(session, exchange, budget, limit)
         body, body_note, body_bytes = await _response_body(session, exchange, budget, limit)
-        details = RequestDetails(
-            request=exchange.freeze(),
-            request_headers=_header_items(exchange.sent_headers or exchange.request_headers),
-            response_headers=_header_items(
-                exchange.received_headers
-                if exchange.received_headers is not None
-                else exchange.response_headers
-            ),
-            headers_sent=exchange.sent_headers is not None,
-            post_data=post_data,
-            post_data_note=post_note,
-            body=body,
-            body_note=body_note,
-            body_bytes=body_bytes,
-        )
-        stats = state.journal.statistics()
-        return NetworkReport(
-            tab_id=tab.id,
-            requests=(details.request,),
-            matched=1,
-            filter=RequestFilter(),
-            size=stats.size,
-            capacity=stats.capacity,
-            dropped=stats.dropped,
-            details=details,
+        return details_report(
+            tab.id, state, exchange, (post_data, post_note), (body, body_note, body_bytes)
         )
 
     def summary(self, tab: Page) -> str:
@@ -564,7 +534,7 @@ class NetworkLog:
                 previous.received_headers = received
         elif previous is not None:
             return  # the same request reported again (by a parent and a child session)
-        exchange = _Exchange(
+        exchange = Exchange(
             number=0,
             request_id=request_id,
             session_id=event.session_id,
@@ -574,11 +544,11 @@ class NetworkLog:
             type=str(params.get("type", "Other")).lower(),
             started_at=_number(params.get("wallTime"), time.time()),
             start_ts=_number(params.get("timestamp"), 0.0),
-            request_headers=_headers(request.get("headers")),
+            request_headers=bounded_headers(request.get("headers")),
             has_post_data=bool(request.get("hasPostData")),
             redirected_from=previous.url if previous is not None and redirect else "",
         )
-        _keep_post_data(exchange, request.get("postData"), self._body_max_bytes)
+        keep_post_data(exchange, request.get("postData"), self._body_max_bytes)
         state.add(exchange)
         if previous is not None and redirect is not None:
             self._changed(tab.id, previous)
@@ -591,7 +561,7 @@ class NetworkLog:
         request_id = str(event.params.get("requestId", ""))
         exchange = state.live.get(request_id)
         if exchange is not None and exchange.status is None:
-            exchange.sent_headers = _headers(event.params.get("headers"))
+            exchange.sent_headers = bounded_headers(event.params.get("headers"))
         else:
             state.early(state.early_sent, request_id, event.params.get("headers"))
 
@@ -621,7 +591,7 @@ class NetworkLog:
         request_id = str(event.params.get("requestId", ""))
         exchange = state.live.get(request_id)
         if exchange is not None and exchange.status is not None:
-            exchange.received_headers = _headers(event.params.get("headers"))
+            exchange.received_headers = bounded_headers(event.params.get("headers"))
         else:
             # Often comes before responseReceived: kept until the response arrives.
             state.early(state.early_received, request_id, event.params.get("headers"))
@@ -661,13 +631,13 @@ class NetworkLog:
 
     # ---- private -------------------------------------------------------------------
 
-    def _changed(self, tab_id: str, exchange: _Exchange) -> None:
+    def _changed(self, tab_id: str, exchange: Exchange) -> None:
         """Tell the session's watchers (the workbench) how a request stands now."""
         activity = self._services.activity
         if activity.watched:
             activity.publish("network", {"tab": tab_id, "entry": watched_entry(exchange)}, tab_id)
 
-    def _changed_by(self, event: Event, exchange: _Exchange) -> None:
+    def _changed_by(self, event: Event, exchange: Exchange) -> None:
         if self._services.activity.watched:
             owner = self._services.pages.of_session(event.session_id)
             if owner is not None:
@@ -677,25 +647,93 @@ class NetworkLog:
         """A tab's requests held now, oldest first, as watchers get them."""
         return [watched_entry(exchange) for _, exchange in self._tab(tab_id).journal.entries()]
 
-    def _tab(self, tab_id: str) -> _TabNetwork:
+    def _tab(self, tab_id: str) -> TabNetwork:
         with self._lock:
             state = self._tabs.get(tab_id)
             if state is None:
-                state = self._tabs[tab_id] = _TabNetwork(self._capacity)
+                state = self._tabs[tab_id] = TabNetwork(self._capacity)
             return state
 
-    def _state_of(self, event: Event) -> _TabNetwork | None:
+    def _state_of(self, event: Event) -> TabNetwork | None:
         owner = self._services.pages.of_session(event.session_id)
         return self._tab(owner[0].id) if owner is not None else None
 
-    def _exchange_of(self, event: Event) -> _Exchange | None:
+    def _exchange_of(self, event: Event) -> Exchange | None:
         state = self._state_of(event)
         if state is None:
             return None
         return state.live.get(str(event.params.get("requestId", "")))
 
 
-def watched_entry(exchange: _Exchange) -> dict[str, Any]:
+def list_report(
+    tab_id: str,
+    state: TabNetwork,
+    request_filter: RequestFilter,
+    *,
+    max_entries: int = 50,
+    clear: bool = False,
+) -> NetworkReport:
+    """The newest ``max_entries`` requests of a tab's log that match, oldest first
+    (``clear``: the log is emptied after reading)."""
+    if isinstance(max_entries, bool) or not isinstance(max_entries, int) or max_entries < 1:
+        raise InvalidArgument(f"max_entries must be a positive whole number, got {max_entries!r}")
+    requests = [exchange.freeze() for _, exchange in state.journal.entries()]
+    matched = [r for r in requests if request_filter.matches(r)]
+    stats = state.journal.statistics()
+    if clear:
+        state.journal.clear()
+    return NetworkReport(
+        tab_id=tab_id,
+        requests=tuple(matched[-max_entries:]),
+        matched=len(matched),
+        filter=request_filter,
+        size=stats.size,
+        capacity=stats.capacity,
+        dropped=stats.dropped,
+        cleared=clear,
+    )
+
+
+def details_report(
+    tab_id: str,
+    state: TabNetwork,
+    exchange: Exchange,
+    post: tuple[str | None, str],
+    body: tuple[str | None, str, int | None],
+) -> NetworkReport:
+    """One request's details (headers as held, the post data and the response body as
+    read, each with its note) as a report of a tab's log."""
+    post_data, post_note = post
+    text, body_note, body_bytes = body
+    details = RequestDetails(
+        request=exchange.freeze(),
+        request_headers=_header_items(exchange.sent_headers or exchange.request_headers),
+        response_headers=_header_items(
+            exchange.received_headers
+            if exchange.received_headers is not None
+            else exchange.response_headers
+        ),
+        headers_sent=exchange.sent_headers is not None,
+        post_data=post_data,
+        post_data_note=post_note,
+        body=text,
+        body_note=body_note,
+        body_bytes=body_bytes,
+    )
+    stats = state.journal.statistics()
+    return NetworkReport(
+        tab_id=tab_id,
+        requests=(details.request,),
+        matched=1,
+        filter=RequestFilter(),
+        size=stats.size,
+        capacity=stats.capacity,
+        dropped=stats.dropped,
+        details=details,
+    )
+
+
+def watched_entry(exchange: Exchange) -> dict[str, Any]:
     """A request as a watcher (the workbench) shows it: its fields, plus the short ones a
     list row needs."""
     request = exchange.freeze()
@@ -772,7 +810,7 @@ def _status_matches(spec: str, request: NetworkRequest) -> bool:
 # ---- details ------------------------------------------------------------------------
 
 
-def _find(state: _TabNetwork, request_id: str) -> _Exchange:
+def find_exchange(state: TabNetwork, request_id: str) -> Exchange:
     """By this tab's id (``r12``) or the browser's request id (its latest hop)."""
     wanted = request_id.strip().lstrip("#")
     entries = [exchange for _, exchange in state.journal.entries()]
@@ -787,7 +825,7 @@ def _find(state: _TabNetwork, request_id: str) -> _Exchange:
 
 
 async def _post_data(
-    session: CDPSession, exchange: _Exchange, budget: Budget, limit: int
+    session: CDPSession, exchange: Exchange, budget: Budget, limit: int
 ) -> tuple[str | None, str]:
     if exchange.post_data is not None:
         whole = exchange.post_data_bytes
@@ -805,26 +843,44 @@ async def _post_data(
             return None, f"not available: {exc.cdp_message}"
     if data is None:
         return None, ""
-    return _bounded(data, limit)
+    return bounded(data, limit)
 
 
 async def _response_body(
-    session: CDPSession, exchange: _Exchange, budget: Budget, limit: int
+    session: CDPSession, exchange: Exchange, budget: Budget, limit: int
 ) -> tuple[str | None, str, int | None]:
-    if exchange.state == "pending":
-        return None, "not yet: the response has not finished loading", None
-    if exchange.state == "redirected":
-        return None, f"none: redirected to {_clip(exchange.redirected_to)}", None
-    if exchange.state == "failed":
-        return None, f"none: the request failed ({exchange.failure or 'canceled'})", None
+    unfinished = unfinished_body(exchange)
+    if unfinished is not None:
+        return None, unfinished, None
     try:
         reply = await session.send(
             "Network.getResponseBody", {"requestId": exchange.request_id}, budget=budget
         )
     except CDPError as exc:
         return None, f"not available: {exc.cdp_message}", None
-    body = str(reply.get("body", ""))
-    if reply.get("base64Encoded"):
+    return decode_body(
+        exchange, str(reply.get("body", "")), bool(reply.get("base64Encoded")), limit
+    )
+
+
+def unfinished_body(exchange: Exchange) -> str | None:
+    """Why a request has no response body to read (still loading, redirected, failed),
+    or None when it finished."""
+    if exchange.state == "pending":
+        return "not yet: the response has not finished loading"
+    if exchange.state == "redirected":
+        return f"none: redirected to {_clip(exchange.redirected_to)}"
+    if exchange.state == "failed":
+        return f"none: the request failed ({exchange.failure or 'canceled'})"
+    return None
+
+
+def decode_body(
+    exchange: Exchange, body: str, base64_encoded: bool, limit: int
+) -> tuple[str | None, str, int | None]:
+    """A body as the browser gave it → (text cut at ``limit`` bytes, note, whole size);
+    a binary body is only summarised in the note."""
+    if base64_encoded:
         try:
             raw = base64.b64decode(body)
         except ValueError:
@@ -839,11 +895,11 @@ async def _response_body(
         size = len(raw)
     else:
         size = len(body.encode("utf-8"))
-    text, note = _bounded(body, limit)
+    text, note = bounded(body, limit)
     return text, note, size
 
 
-def _bounded(text: str, limit: int) -> tuple[str, str]:
+def bounded(text: str, limit: int) -> tuple[str, str]:
     """Cut ``text`` at ``limit`` UTF-8 bytes and say so."""
     data = text.encode("utf-8")
     if len(data) <= limit:
@@ -855,12 +911,12 @@ def _bounded(text: str, limit: int) -> tuple[str, str]:
 # ---- small helpers ------------------------------------------------------------------
 
 
-def _apply_response(exchange: _Exchange, response: dict[str, Any]) -> None:
+def _apply_response(exchange: Exchange, response: dict[str, Any]) -> None:
     status = response.get("status")
     exchange.status = int(status) if isinstance(status, (int, float)) else None
     exchange.status_text = str(response.get("statusText", ""))
     exchange.mime_type = str(response.get("mimeType", ""))
-    exchange.response_headers = _headers(response.get("headers"))
+    exchange.response_headers = bounded_headers(response.get("headers"))
     exchange.protocol = str(response.get("protocol", ""))
     if response.get("remoteIPAddress"):
         exchange.remote = f"{response['remoteIPAddress']}:{response.get('remotePort', '')}"
@@ -872,7 +928,7 @@ def _apply_response(exchange: _Exchange, response: dict[str, Any]) -> None:
         exchange.from_cache = True
 
 
-def _headers(value: Any) -> dict[str, str]:
+def bounded_headers(value: Any) -> dict[str, str]:
     if not isinstance(value, dict):
         return {}
     out = {}
@@ -885,15 +941,15 @@ def _header_items(headers: dict[str, str]) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(headers.items(), key=lambda item: item[0].lower()))
 
 
-def _keep_post_data(exchange: _Exchange, value: Any, limit: int) -> None:
+def keep_post_data(exchange: Exchange, value: Any, limit: int) -> None:
     """Post data that came with the event, kept only up to ``limit`` bytes (a big upload
     must not sit in memory for as long as the ring holds its request)."""
     if isinstance(value, str):
-        exchange.post_data, _ = _bounded(value, limit)
+        exchange.post_data, _ = bounded(value, limit)
         exchange.post_data_bytes = len(value.encode("utf-8"))
 
 
-def _is_favicon(exchange: _Exchange) -> bool:
+def _is_favicon(exchange: Exchange) -> bool:
     """The browser asks every page for a favicon; a missing one is not the page's problem."""
     return exchange.type == "other" and urlsplit(exchange.url).path == "/favicon.ico"
 

@@ -29,6 +29,7 @@ from ..clipping import clip_quoted
 from ..content import ImageList, PageContent, page_content, page_images
 from ..counting import counted
 from ..diagnostics.console import ConsoleReport, ConsoleStore
+from ..diagnostics.network import NetworkReport, RequestFilter
 from ..engines import FIREFOX, check_firefox
 from ..errors import (
     BiDiError,
@@ -60,6 +61,7 @@ from ..tasks import TaskOwner
 from .acting import ActingHost, ActionBody, FirefoxActionWatch
 from .console import receipt_line
 from .evaluate import evaluate as run_evaluate
+from .network_log import FirefoxNetworkLog
 from .screenshot import capture as capture_screenshot
 from .values import local_value, remote_result, remote_value
 
@@ -198,6 +200,9 @@ class PageHost(ActingHost, Protocol):
         budget: Budget,
     ) -> ClosedDialog: ...
 
+    @property
+    def network_log(self) -> FirefoxNetworkLog: ...
+
 
 class ChildFrames(dict[str, FrameInfo]):
     """A tab's iframes by BiDi context id; ``frames()`` lists the tab's own document
@@ -294,6 +299,29 @@ class FirefoxPage:
         return self.session.console_store.read(
             self.id, self.context, level=level, since=since, clear=clear, max_entries=max_entries
         )
+
+    async def network(
+        self,
+        *,
+        url: str | None = None,
+        type: str | Sequence[str] | None = None,
+        status: str | int | Sequence[str | int] | None = None,
+        request_id: str | None = None,
+        max_entries: int = 50,
+        clear: bool = False,
+        timeout_ms: float | None = None,
+    ) -> NetworkReport:
+        """This tab's requests (its frames included), as ``Tab.network``: the newest
+        ``max_entries`` matching ``url`` (a part or ``/regex/``), ``type`` and ``status``;
+        ``request_id`` (r12) for one request's headers, post data and response body;
+        ``clear`` empties the log after reading (firefox/network_log.py)."""
+        self.check_open()
+        log = self.session.network_log
+        if request_id is not None:
+            budget = self.session.budget(timeout_ms, "action")
+            return await log.details(self.id, request_id, self.session.connection, budget)
+        request_filter = RequestFilter.parse(url, type, status)
+        return log.list(self.id, request_filter, max_entries=max_entries, clear=clear)
 
     # ---- checks ---------------------------------------------------------------------
 

@@ -25,6 +25,7 @@ from ..budget import Budget
 from ..cdp.protocol import Event
 from ..config import Config, load_config
 from ..diagnostics.console import ConsoleStore
+from ..diagnostics.downloads import Download, DownloadList
 from ..errors import (
     BiDiError,
     BrowserCrashed,
@@ -45,6 +46,8 @@ from ..supervisor.buffers import Ring
 from ..supervisor.dialogs import ClosedBy, ClosedDialog, DialogPolicy, PendingDialog
 from ..tasks import TaskOwner
 from .console import console_entry
+from .downloads import FirefoxDownloads
+from .network_log import FirefoxNetworkLog
 from .page import FirefoxPage
 
 __all__ = ["CAPABILITIES", "EVENTS", "FirefoxSession"]
@@ -66,6 +69,10 @@ EVENTS = (
     "log.entryAdded",
     "network.responseCompleted",
     "network.beforeRequestSent",
+    "network.responseStarted",
+    "network.fetchError",
+    "browsingContext.downloadWillBegin",
+    "browsingContext.downloadEnd",
 )
 _MAX_BLOCKED = 100
 _DOCUMENTS = ("document", "iframe", "frame", "embed", "object")
@@ -119,6 +126,17 @@ class FirefoxSession:
         """Why and when Firefox went away under the open session (None: it did not)."""
         self._relaunch: Relaunch | None = None
         self._relaunching = asyncio.Lock()
+        diagnostics = self.config.diagnostics
+        self.network_log = FirefoxNetworkLog(
+            diagnostics.network_entries, diagnostics.body_max_bytes, self._tab_id_of
+        )
+        """Every request, per tab (firefox/network_log.py)."""
+        self._downloads = FirefoxDownloads(
+            lambda: WorkspacePaths.from_config(self.config),
+            capacity=self.config.files.max_downloads,
+            tab_of=self._tab_id_of,
+            promised_size=self.network_log.promised_size,
+        )
 
     # ---- life -----------------------------------------------------------------------
 
@@ -135,6 +153,9 @@ class FirefoxSession:
         self._connection.subscribe("*", self._on_event)
         self._connection.on_close(self._connection_closed)
         await self._connection.subscribe_remote(EVENTS, budget)
+        # Bodies kept and downloads sent to the workspace before any page loads.
+        await self.network_log.start(self._connection, budget)
+        await self._downloads.start(self._connection, budget)
         # Every request pauses before it is sent: documents (pages and frames) are judged
         # by the URL policy, like Chromium's Fetch interception of documents; the rest go
         # on at once (with policy.intercept_subresources, judged too).
@@ -290,6 +311,7 @@ class FirefoxSession:
             "navigation": timeouts.navigation_ms,
             "evaluate": timeouts.evaluate_ms,
             "screenshot": timeouts.action_ms,
+            "wait": timeouts.wait_ms,
             "snapshot": timeouts.action_ms,
         }.get(kind, timeouts.action_ms)
         return Budget.from_ms(timeout_ms if timeout_ms is not None else default)
@@ -421,6 +443,10 @@ class FirefoxSession:
         known = ", ".join(page.id for page in self.tabs) or "none"
         raise TabNotFound(f"no open tab {tab_id} (open: {known})", hint="list the tabs")
 
+    def _tab_id_of(self, context: str) -> str | None:
+        page = self.page_of(context)
+        return page.id if page is not None else None
+
     @engine_side
     def page_of(self, context: str) -> FirefoxPage | None:
         page = self._pages.get(context)
@@ -431,11 +457,31 @@ class FirefoxSession:
                 return page
         return None
 
+    # ---- downloads (firefox/downloads.py) ----------------------------------------------
+
+    async def downloads(
+        self, *, wait: bool = False, guid: str | None = None, timeout_ms: float | None = None
+    ) -> DownloadList:
+        """The session's downloads, oldest first, as on Chromium: state, final path and
+        size, executable types flagged (never opened or run), saved into the workspace's
+        ``downloads`` folder. ``wait=True`` waits until the downloads in progress (or only
+        ``guid``) end, within ``timeout_ms``; still running at the deadline is reported."""
+        if self._closed:
+            raise SessionClosed(f"the Firefox session {self.name} is closed")
+        budget = self.budget(timeout_ms, "wait" if wait else "action")
+        return await self._downloads.listing(wait=wait, guid=guid, budget=budget)
+
+    def known_downloads(self) -> tuple[Download, ...]:
+        """The session's downloads as last reported (no wait, no call to the browser)."""
+        return self._downloads.items()
+
     # ---- events (on the reader: no awaits) --------------------------------------------
 
     def _on_event(self, event: Event) -> None:
         params = event.params
         method = event.method
+        self.network_log.on_event(method, params)
+        self._downloads.on_event(method, params)
         if method == "browsingContext.contextCreated":
             self._context_created(params)
         elif method == "browsingContext.contextDestroyed":

@@ -68,7 +68,9 @@ FACADES = (
     FacadeSpec(Tab),
     FacadeSpec(BrowserSession, closer="close"),
     FacadeSpec(FirefoxPage, hidden=frozenset({"session", "context", "navigated", "last_view"})),
-    FacadeSpec(FirefoxSession, closer="close", hidden=frozenset({"config", "policy"})),
+    FacadeSpec(
+        FirefoxSession, closer="close", hidden=frozenset({"config", "policy", "network_log"})
+    ),
     FacadeSpec(SessionManager, closer="close_all"),
 )
 ENTRY_POINTS = (

@@ -18,7 +18,7 @@ from ..actions.receipt import Receipt
 from ..errors import EngineUnsupported, InvalidArgument
 from ..navigation import NavigationResult
 from ..supervisor.dialogs import ClosedDialog, dialog_action
-from . import browser, diagnostics
+from . import browser, diagnostics, files
 from .context import ToolContext
 from .spec import Params, ToolResult
 
@@ -250,6 +250,27 @@ async def metrics(ctx: ToolContext, p: browser.NoParams) -> ToolResult:
     return ToolResult(json.dumps(data, indent=1), data)
 
 
+async def network(ctx: ToolContext, p: diagnostics.NetworkParams) -> ToolResult:
+    page = await ctx.firefox_tab(p.tab_id)
+    report = await page.network(
+        url=p.url,
+        type=p.type,
+        status=p.status,
+        request_id=p.request_id,
+        max_entries=p.max_entries,
+        clear=p.clear,
+        timeout_ms=p.timeout_ms,
+    )
+    return ToolResult(report.text, report.to_dict(), untrusted=True)
+
+
+async def downloads(ctx: ToolContext, p: files.DownloadsParams) -> ToolResult:
+    session = await ctx.firefox()
+    listing = await session.downloads(wait=p.wait, guid=p.guid, timeout_ms=p.timeout_ms)
+    # File names and URLs come from pages.
+    return ToolResult(listing.text, listing.to_dict(), untrusted=True)
+
+
 FIREFOX_HANDLERS: dict[str, Handler] = {
     "browser_navigate": navigate,
     "browser_back": back,
@@ -273,6 +294,8 @@ FIREFOX_HANDLERS: dict[str, Handler] = {
     "browser_get_content": get_content,
     "browser_get_images": get_images,
     "browser_metrics": metrics,
+    "browser_network": network,
+    "browser_downloads": downloads,
 }
 """Tool name → its handler on a Firefox session."""
 
