@@ -532,3 +532,12 @@ async def test_a_download_lands_in_the_downloads_folder_with_size_and_flag(drive
     assert "WARNING: executable" in listing.text and str(folder) in listing.text
     data = listing.to_dict()
     assert {"url", "state", "path", "size", "executable"} <= set(data["downloads"][0])
+
+
+async def test_a_receipt_waits_for_the_requests_the_action_sent(page):
+    receipt = await page.tab.click(await page.ref('button "Load"'))
+    assert any(r.startswith("GET /engines_child.html 200") for r in receipt.requests), receipt
+    assert receipt.settle_wait_ms > 0 and not receipt.still_open
+    assert receipt.diff is not None
+    assert any('button "Loaded"' in line for line in receipt.diff.added), receipt.text
+    assert "requests: GET /engines_child.html 200" in receipt.text

@@ -44,7 +44,14 @@ if TYPE_CHECKING:
     from ..services import SessionServices
     from ..supervisor.supervisor import Supervisor
 
-__all__ = ["ActionWatch", "Receipt"]
+__all__ = [
+    "AWAITED_TYPES",
+    "NAMED_TYPES",
+    "ActionWatch",
+    "Receipt",
+    "describe_request",
+    "listed",
+]
 
 _SETTLE_NAVIGATION_S = 5.0
 _SETTLE_TASKS_S = 0.5
@@ -56,13 +63,13 @@ _AUTO_DIFF_MAX_LINES = 1_500
 _MAX_REQUESTS = 3
 """Requests a receipt names (the rest are counted)."""
 _REQUEST_POLL_S = 0.005
-_NAMED_TYPES = frozenset({"fetch", "xhr", "document"})
+NAMED_TYPES = frozenset({"fetch", "xhr", "document"})
 """Requests a receipt names once answered (calls to the site, frames); scripts and
 stylesheets are waited for but not named unless still open."""
 _ACTED_ON = re.compile(r"(?:^|→ )(e\d+) \(")
 """The refs of the elements an action names in its target (``RefEntry.describe``): one,
 or two for a drag (``e3 (…) → e9 (…)``)."""
-_AWAITED_TYPES = frozenset({"fetch", "xhr", "script", "stylesheet", "document"})
+AWAITED_TYPES = frozenset({"fetch", "xhr", "script", "stylesheet", "document"})
 """Requests whose answer the page acts on. Not awaited: streams and sockets (open for
 good), beacons, media, images and fonts (they change no text and log nothing)."""
 
@@ -157,11 +164,11 @@ class Receipt:
         lines += self.policy_blocks
         lines += [f"download started: {d} (see {call('downloads')})" for d in self.downloads]
         if self.requests:
-            lines.append("requests: " + _listed(self.requests))
+            lines.append("requests: " + listed(self.requests))
         if self.still_open:
             count = len(self.still_open)
             lines.append(
-                f"still waiting on {counted(count, 'request')}: " + _listed(self.still_open)
+                f"still waiting on {counted(count, 'request')}: " + listed(self.still_open)
             )
         for error in self.console_errors:
             lines.append(f"console error: {error}")
@@ -394,11 +401,11 @@ class ActionWatch:
             ),
             downloads=self._services.downloads.started_since(tab.id, self._wall_started),
             requests=[
-                _describe(r, tab.url)
+                describe_request(r, tab.url)
                 for r in requests
-                if r.state != "pending" and r.type in _NAMED_TYPES
+                if r.state != "pending" and r.type in NAMED_TYPES
             ],
-            still_open=[_describe(r, tab.url) for r in requests if r.state == "pending"],
+            still_open=[describe_request(r, tab.url) for r in requests if r.state == "pending"],
             settle_wait_ms=self.settle_wait_ms,
             text_changes=None if self.loading else self.text_changes,
             person_acted=tab.take_person_activity(),
@@ -501,7 +508,7 @@ class ActionWatch:
         return [
             r
             for r in self._supervisor.network.started_since(tab, self._wall_started)
-            if r.type in _AWAITED_TYPES
+            if r.type in AWAITED_TYPES
             and not (r.type == "document" and r.frame_id == tab.target_id)
         ]
 
@@ -567,7 +574,7 @@ def _only_acted_on(diff: SnapshotDiff, target: str | None) -> bool:
     )
 
 
-def _describe(request: NetworkRequest, page_url: str) -> str:
+def describe_request(request: NetworkRequest, page_url: str) -> str:
     """``POST /order 200 (305 ms)``, ``GET /api/slow (1.0 s)`` while open."""
     page = urlsplit(page_url)
     url = request.url
@@ -586,7 +593,7 @@ def _describe(request: NetworkRequest, page_url: str) -> str:
     return f"{request.method} {url} {outcome}{took}"
 
 
-def _listed(items: list[str]) -> str:
+def listed(items: list[str]) -> str:
     shown = "; ".join(items[:_MAX_REQUESTS])
     more = len(items) - _MAX_REQUESTS
     return shown + (f"; and {more} more (see browser_network)" if more > 0 else "")

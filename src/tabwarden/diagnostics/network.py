@@ -45,6 +45,7 @@ __all__ = [
     "find_exchange",
     "keep_post_data",
     "list_report",
+    "requests_since",
     "unfinished_body",
     "watched_entry",
 ]
@@ -417,6 +418,17 @@ class TabNetwork:
             store.pop(next(iter(store)))
 
 
+def requests_since(state: TabNetwork, wall_time: float) -> tuple[NetworkRequest, ...]:
+    """A tab's requests sent at or after ``wall_time`` (``time.time()``), oldest first,
+    each as it stands now (either engine's log)."""
+    recent = []
+    for _, exchange in reversed(state.journal.entries()):
+        if exchange.started_at < wall_time:
+            break
+        recent.append(exchange.freeze())
+    return tuple(reversed(recent))
+
+
 class NetworkLog:
     """Requests per tab, each tab's in a ring of ``capacity`` requests; bodies shown (and
     post data kept) up to ``body_max_bytes``."""
@@ -471,12 +483,7 @@ class NetworkLog:
     def started_since(self, tab: Page, wall_time: float) -> tuple[NetworkRequest, ...]:
         """The tab's requests sent at or after ``wall_time`` (seconds since the epoch, as
         ``time.time()``), oldest first, each as it stands now."""
-        recent = []
-        for _, exchange in reversed(self._tab(tab.id).journal.entries()):
-            if exchange.started_at < wall_time:
-                break
-            recent.append(exchange.freeze())
-        return tuple(reversed(recent))
+        return requests_since(self._tab(tab.id), wall_time)
 
     async def details(self, tab: Page, request_id: str, budget: Budget) -> NetworkReport:
         """One request with its headers, post data and response body (bounded)."""

@@ -8,9 +8,12 @@ Then the page settles (the timers and tasks the action's handlers queued have ru
 navigation: until DOMContentLoaded, bounded) and the interactive view is read again
 and diffed against the one before, so the agent often needs no new snapshot.
 
-Not on Firefox: the requests an action started and their answers (BiDi's network
-events are not tied to the input that caused them), the text that appeared or went
-away outside the interactive view, and a person's input (there is no live view).
+As on Chromium, the receipt waits (within ``browser.receipt_settle_ms``) for the
+requests the tab sent since the input (fetch, XHR, scripts, stylesheets, frame
+documents) and names those that answered; BiDi does not tie a request to the input
+that caused it, so a request the page sent on its own meanwhile is counted too. Not
+on Firefox: the text that appeared or went away outside the interactive view, and a
+person's input (there is no live view).
 """
 
 from __future__ import annotations
@@ -20,12 +23,13 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
-from ..actions.receipt import Receipt
+from ..actions.receipt import AWAITED_TYPES, NAMED_TYPES, Receipt, describe_request
 from ..bidi.connection import BiDiConnection
 from ..budget import Budget
 from ..cdp.connection import EventQueue
 from ..cdp.protocol import Event
 from ..clipping import clip_title, clip_url
+from ..diagnostics.network import NetworkRequest
 from ..errors import TabwardenError
 from ..safety.url_policy import Verdict
 from ..snapshot.render import diff_lines
@@ -51,6 +55,7 @@ _MAX_CONSOLE = 5
 _MAX_DIFF_LINES = 30
 _AUTO_DIFF_MAX_LINES = 1_500
 _POLL_S = 0.05
+_REQUEST_POLL_S = 0.01
 _AFTER_QUEUED_TASKS = "new Promise((resolve) => setTimeout(() => resolve(document.title), 0))"
 """Resolves once the timers and tasks queued before it have run (a zero-delay timer
 fires after them), with the document's title then."""
@@ -86,6 +91,20 @@ class ActingHost(Protocol):
     def dialogs_closed_since(self, tab_id: str, since: float) -> list[ClosedDialog]: ...
 
     def blocked_since(self, since: float) -> list[Verdict]: ...
+
+    def requests_since(self, tab_id: str, since: float) -> tuple[NetworkRequest, ...]:
+        """The tab's requests sent since ``since`` (``time.time()``), as they stand now."""
+        ...
+
+    def downloads_since(self, tab_id: str, since: float) -> list[str]:
+        """``name (url) into <folder>`` of the downloads the tab started since ``since``."""
+        ...
+
+    @property
+    def receipt_settle_ms(self) -> int:
+        """``browser.receipt_settle_ms``: how long a receipt waits for the requests the
+        action started."""
+        ...
 
     @property
     def dialog_policy(self) -> str:
@@ -150,6 +169,7 @@ class FirefoxActionWatch:
     ) -> Receipt:
         """Let the page settle (bounded), then describe what happened."""
         page = self._page
+        waited_ms = 0
         if self._host.dialog_policy != "must_respond":
             # The policy's answer is on its way: the receipt names the dialog it closed.
             answered = budget.child(_SETTLE_NAVIGATION_S)
@@ -157,6 +177,8 @@ class FirefoxActionWatch:
                 await answered.sleep(_POLL_S / 5)
         if page.pending_dialog is None:
             await self._settle(budget)
+        if page.pending_dialog is None and not self._navigation()[0]:
+            waited_ms = await self._until_requests_answered(budget)
         loading, same_document = self._navigation()
         mode = self._host.receipt_diff
         snapshot_diff = None
@@ -172,6 +194,7 @@ class FirefoxActionWatch:
             if after is not None:
                 snapshot_diff = diff_lines(self._before, after, max_lines=_MAX_DIFF_LINES)
         blocked = self._host.blocked_since(self._wall_started)
+        requests = [r for r in self._awaited() if r.state != "redirected"]
         return Receipt(
             action=action,
             target=target,
@@ -188,7 +211,47 @@ class FirefoxActionWatch:
             diff=snapshot_diff,
             diff_skipped=skipped,
             policy_blocks=[f"navigation blocked by policy: {v.url} ({v.rule})" for v in blocked],
+            downloads=self._host.downloads_since(page.id, self._wall_started),
+            requests=[
+                describe_request(r, page.url)
+                for r in requests
+                if r.state != "pending" and r.type in NAMED_TYPES
+            ],
+            still_open=[describe_request(r, page.url) for r in requests if r.state == "pending"],
+            settle_wait_ms=waited_ms,
         )
+
+    def _awaited(self) -> list[NetworkRequest]:
+        """Requests sent since the action began that the page will act on when they
+        answer (the tab's own navigation is followed by its events instead)."""
+        page = self._page
+        return [
+            r
+            for r in self._host.requests_since(page.id, self._wall_started)
+            if r.type in AWAITED_TYPES and not (r.type == "document" and r.frame_id == page.context)
+        ]
+
+    async def _until_requests_answered(self, budget: Budget) -> int:
+        """Until the requests the action started have answered and the page has run what
+        their answers queued, within ``browser.receipt_settle_ms`` and half of what is
+        left of the call's budget; how long it waited (0: it started none)."""
+        settle_s = self._host.receipt_settle_ms / 1000
+        if not self._awaited() or settle_s <= 0:
+            return 0
+        started = time.monotonic()
+        wait = budget.child(min(settle_s, budget.remaining() / 2))
+        page = self._page
+        while any(r.state == "pending" for r in self._awaited()) and not wait.expired:
+            if page.pending_dialog is not None or self._navigation()[0]:
+                break
+            await wait.sleep(_REQUEST_POLL_S)
+        if page.pending_dialog is None:
+            with contextlib.suppress(TabwardenError, TimeoutError):
+                # The page runs what the answers queued.
+                await page.evaluate_in(
+                    page.context, _AFTER_QUEUED_TASKS, budget.child(_SETTLE_TASKS_S)
+                )
+        return max(1, int((time.monotonic() - started) * 1000))
 
     async def _settle(self, budget: Budget) -> None:
         """Until the tasks the action queued ran; a navigation: until the new document's

@@ -24,6 +24,7 @@ from ..budget import Budget
 from ..diagnostics.network import (
     Exchange,
     NetworkReport,
+    NetworkRequest,
     RequestFilter,
     TabNetwork,
     bounded,
@@ -32,6 +33,7 @@ from ..diagnostics.network import (
     details_report,
     find_exchange,
     list_report,
+    requests_since,
     unfinished_body,
 )
 from ..errors import BiDiError
@@ -119,6 +121,10 @@ class FirefoxNetworkLog:
             self._collecting = False
         else:
             self._collecting = True
+
+    def started_since(self, tab_id: str, wall_time: float) -> tuple[NetworkRequest, ...]:
+        """The tab's requests sent at or after ``wall_time``, each as it stands now."""
+        return requests_since(self._tab(tab_id), wall_time)
 
     def forget(self, tab_id: str) -> None:
         self._tabs.pop(tab_id, None)

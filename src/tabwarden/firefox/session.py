@@ -26,6 +26,7 @@ from ..cdp.protocol import Event
 from ..config import Config, load_config
 from ..diagnostics.console import ConsoleStore
 from ..diagnostics.downloads import Download, DownloadList
+from ..diagnostics.network import NetworkRequest
 from ..errors import (
     BiDiError,
     BrowserCrashed,
@@ -342,6 +343,19 @@ class FirefoxSession:
     def metrics(self) -> Metrics:
         """Evaluations (durations, outcomes) and call counts, as a Chromium session's."""
         return self._metrics
+
+    @engine_side
+    def requests_since(self, tab_id: str, since: float) -> tuple[NetworkRequest, ...]:
+        return self.network_log.started_since(tab_id, since)
+
+    @engine_side
+    def downloads_since(self, tab_id: str, since: float) -> list[str]:
+        return self._downloads.tracker.started_since(tab_id, since)
+
+    @property
+    @engine_side
+    def receipt_settle_ms(self) -> int:
+        return self.config.browser.receipt_settle_ms
 
     @property
     @engine_side
