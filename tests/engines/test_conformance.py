@@ -541,3 +541,11 @@ async def test_a_receipt_waits_for_the_requests_the_action_sent(page):
     assert receipt.diff is not None
     assert any('button "Loaded"' in line for line in receipt.diff.added), receipt.text
     assert "requests: GET /engines_child.html 200" in receipt.text
+
+
+async def test_a_snapshot_header_counts_the_failed_requests_since_the_last(page, server):
+    await page.snapshot()  # what came before is seen
+    await page.value("fetch('/status/404').then(r => r.status)")
+    header = (await page.snapshot()).split("\n[", 1)[0]
+    assert "network: 1 HTTP 404" in header, header
+    assert "network:" not in (await page.snapshot()).split("\n[", 1)[0]  # told once

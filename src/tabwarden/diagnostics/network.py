@@ -40,8 +40,10 @@ __all__ = [
     "TabNetwork",
     "bounded",
     "bounded_headers",
+    "count_error",
     "decode_body",
     "details_report",
+    "errors_line",
     "find_exchange",
     "keep_post_data",
     "list_report",
@@ -418,6 +420,34 @@ class TabNetwork:
             store.pop(next(iter(store)))
 
 
+def errors_line(unseen: Counter[str]) -> str:
+    """``network: 1 failed request, 2 HTTP 404`` for a snapshot's header ("" for none)."""
+    if not unseen:
+        return ""
+    unseen = Counter(unseen)
+    parts = []
+    failed = unseen.pop("failed", 0)
+    if failed:
+        parts.append(counted(failed, "failed request"))
+    statuses = unseen.most_common()
+    parts += [f"{count} HTTP {status}" for status, count in statuses[:3]]
+    rest = sum(count for _, count in statuses[3:])
+    if rest:
+        parts.append(counted(rest, "more HTTP error"))
+    return "network: " + ", ".join(parts)
+
+
+def count_error(state: TabNetwork, exchange: Exchange) -> None:
+    """Count a request that failed (not canceled) or answered 400+ for the next
+    snapshot's header (a missing favicon is not the page's error)."""
+    if _is_favicon(exchange):
+        return
+    if exchange.state == "failed" and not exchange.canceled:
+        state.unseen["failed"] += 1
+    elif exchange.state != "failed" and exchange.status is not None and exchange.status >= 400:
+        state.unseen[str(exchange.status)] += 1
+
+
 def requests_since(state: TabNetwork, wall_time: float) -> tuple[NetworkRequest, ...]:
     """A tab's requests sent at or after ``wall_time`` (``time.time()``), oldest first,
     each as it stands now (either engine's log)."""
@@ -503,18 +533,7 @@ class NetworkLog:
         state = self._tab(tab.id)
         with self._lock:
             unseen, state.unseen = state.unseen, Counter()
-        if not unseen:
-            return ""
-        parts = []
-        failed = unseen.pop("failed", 0)
-        if failed:
-            parts.append(counted(failed, "failed request"))
-        statuses = unseen.most_common()
-        parts += [f"{count} HTTP {status}" for status, count in statuses[:3]]
-        rest = sum(count for _, count in statuses[3:])
-        if rest:
-            parts.append(counted(rest, "more HTTP error"))
-        return "network: " + ", ".join(parts)
+        return errors_line(unseen)
 
     # ---- event handlers (on the reader: never await) --------------------------------
 
@@ -958,7 +977,8 @@ def keep_post_data(exchange: Exchange, value: Any, limit: int) -> None:
 
 def _is_favicon(exchange: Exchange) -> bool:
     """The browser asks every page for a favicon; a missing one is not the page's problem."""
-    return exchange.type == "other" and urlsplit(exchange.url).path == "/favicon.ico"
+    # Chromium's request is of type "other", Firefox's an image.
+    return exchange.type in ("other", "image") and urlsplit(exchange.url).path == "/favicon.ico"
 
 
 def _number(value: Any, default: float) -> float:

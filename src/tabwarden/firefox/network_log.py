@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import time
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -29,8 +30,10 @@ from ..diagnostics.network import (
     TabNetwork,
     bounded,
     bounded_headers,
+    count_error,
     decode_body,
     details_report,
+    errors_line,
     find_exchange,
     list_report,
     requests_since,
@@ -125,6 +128,13 @@ class FirefoxNetworkLog:
     def started_since(self, tab_id: str, wall_time: float) -> tuple[NetworkRequest, ...]:
         """The tab's requests sent at or after ``wall_time``, each as it stands now."""
         return requests_since(self._tab(tab_id), wall_time)
+
+    def errors_summary(self, tab_id: str) -> str:
+        """``network: 1 failed request, 2 HTTP 404`` since the last time (empty when
+        nothing went wrong); marks them seen."""
+        state = self._tab(tab_id)
+        unseen, state.unseen = state.unseen, Counter()
+        return errors_line(unseen)
 
     def forget(self, tab_id: str) -> None:
         self._tabs.pop(tab_id, None)
@@ -278,6 +288,9 @@ class FirefoxNetworkLog:
             if isinstance(received, (int, float)):
                 exchange.encoded_bytes = int(received)
             exchange.state = "finished"
+            state = self._state_of(params)
+            if state is not None:
+                count_error(state, exchange)
 
     def _on_error(self, params: JSONObject) -> None:
         exchange = self._exchange_of(params)
@@ -288,6 +301,9 @@ class FirefoxNetworkLog:
         exchange.failure = failure
         exchange.canceled = failure in _CANCELED
         exchange.state = "failed"
+        state = self._state_of(params)
+        if state is not None:
+            count_error(state, exchange)
 
     # ---- private -------------------------------------------------------------------
 

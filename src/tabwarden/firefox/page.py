@@ -626,9 +626,13 @@ class FirefoxPage:
             self.title = top.title
         dialog = self.pending_dialog
         header = [header_line(self), *dialog_lines([dialog] if dialog is not None else [])]
-        errors = self.session.console_store.summary(self.id)  # since the last snapshot
-        if errors:
-            header.append(f"# {errors}")
+        # What went wrong since the last snapshot, as Chromium's header says it.
+        errors = [
+            self.session.console_store.summary(self.id),
+            self.session.network_log.errors_summary(self.id),
+        ]
+        if any(errors):
+            header.append("# " + " · ".join(e for e in errors if e))
         if scope is not None:
             root = scope_node(root, scope, self.refs, self.id)
             header.append(f"# scope {root.ref}")
