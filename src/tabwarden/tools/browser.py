@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 from ..actions.receipt import Receipt
 from ..content import ImageList, PageContent
 from ..counting import counted
+from ..engines import ENGINES
 from ..errors import InvalidArgument
 from ..navigation import NavigationResult
 from ..screenshot import MAX_AREA_PX, MAX_SIDE_PX, Screenshot
@@ -54,7 +55,7 @@ class NavigateParams(Params):
 
 
 async def navigate(ctx: ToolContext, p: NavigateParams) -> ToolResult:
-    tab = await ctx.tab(p.tab_id)
+    tab = await ctx.page(p.tab_id)
     return _navigation(await tab.navigate(p.url, wait_until=p.wait_until, timeout_ms=p.timeout_ms))
 
 
@@ -65,17 +66,17 @@ class HistoryParams(Params):
 
 
 async def back(ctx: ToolContext, p: HistoryParams) -> ToolResult:
-    tab = await ctx.tab(p.tab_id)
+    tab = await ctx.page(p.tab_id)
     return _navigation(await tab.back(wait_until=p.wait_until, timeout_ms=p.timeout_ms))
 
 
 async def forward(ctx: ToolContext, p: HistoryParams) -> ToolResult:
-    tab = await ctx.tab(p.tab_id)
+    tab = await ctx.page(p.tab_id)
     return _navigation(await tab.forward(wait_until=p.wait_until, timeout_ms=p.timeout_ms))
 
 
 async def reload(ctx: ToolContext, p: HistoryParams) -> ToolResult:
-    tab = await ctx.tab(p.tab_id)
+    tab = await ctx.page(p.tab_id)
     return _navigation(await tab.reload(wait_until=p.wait_until, timeout_ms=p.timeout_ms))
 
 
@@ -102,7 +103,7 @@ class SnapshotParams(Params):
 
 
 async def snapshot(ctx: ToolContext, p: SnapshotParams) -> ToolResult:
-    tab = await ctx.tab(p.tab_id)
+    tab = await ctx.page(p.tab_id)
     snap = await tab.snapshot(
         full=p.full,
         scope=p.scope,
@@ -130,7 +131,7 @@ class ScreenshotParams(Params):
 
 
 async def screenshot(ctx: ToolContext, p: ScreenshotParams) -> ToolResult:
-    tab = await ctx.tab(p.tab_id)
+    tab = await ctx.page(p.tab_id)
     shot = await tab.screenshot(
         ref=p.ref,
         full_page=p.full_page,
@@ -162,7 +163,7 @@ class GetTextParams(Params):
 
 
 async def get_text(ctx: ToolContext, p: GetTextParams) -> ToolResult:
-    tab = await ctx.tab(p.tab_id)
+    tab = await ctx.page(p.tab_id)
     text = await tab.get_text(p.ref, max_chars=p.max_chars, timeout_ms=p.timeout_ms)
     return ToolResult(text, {"tab_id": tab.id}, untrusted=True)
 
@@ -176,7 +177,7 @@ class GetContentParams(Params):
 
 
 async def get_content(ctx: ToolContext, p: GetContentParams) -> ToolResult:
-    tab = await ctx.tab(p.tab_id)
+    tab = await ctx.page(p.tab_id)
     content = await tab.get_content(
         format=p.format, max_chars=p.max_chars, cursor=p.cursor, timeout_ms=p.timeout_ms
     )
@@ -197,7 +198,7 @@ class GetImagesParams(Params):
 
 
 async def get_images(ctx: ToolContext, p: GetImagesParams) -> ToolResult:
-    tab = await ctx.tab(p.tab_id)
+    tab = await ctx.page(p.tab_id)
     return images_result(await tab.get_images(max_images=p.max_images, timeout_ms=p.timeout_ms))
 
 
@@ -248,7 +249,7 @@ class RefParams(Params):
 
 
 async def hover(ctx: ToolContext, p: RefParams) -> ToolResult:
-    tab = await ctx.tab(p.tab_id)
+    tab = await ctx.page(p.tab_id)
     return _receipt(await tab.hover(p.ref, timeout_ms=p.timeout_ms))
 
 
@@ -272,7 +273,7 @@ class FillParams(Params):
 
 
 async def fill(ctx: ToolContext, p: FillParams) -> ToolResult:
-    tab = await ctx.tab(p.tab_id)
+    tab = await ctx.page(p.tab_id)
     return _receipt(await tab.fill(p.ref, p.value, timeout_ms=p.timeout_ms))
 
 
@@ -286,7 +287,7 @@ class TypeParams(Params):
 
 
 async def type_(ctx: ToolContext, p: TypeParams) -> ToolResult:
-    tab = await ctx.tab(p.tab_id)
+    tab = await ctx.page(p.tab_id)
     return _receipt(
         await tab.type(
             p.text, ref=p.ref, submit=p.submit, delay_ms=p.delay_ms, timeout_ms=p.timeout_ms
@@ -302,7 +303,7 @@ class PressParams(Params):
 
 
 async def press(ctx: ToolContext, p: PressParams) -> ToolResult:
-    tab = await ctx.tab(p.tab_id)
+    tab = await ctx.page(p.tab_id)
     return _receipt(await tab.press(p.key, ref=p.ref, timeout_ms=p.timeout_ms))
 
 
@@ -572,7 +573,7 @@ class EvaluateOutput(BaseModel):
 
 
 async def evaluate(ctx: ToolContext, p: EvaluateParams) -> ToolResult:
-    tab = await ctx.tab(p.tab_id)
+    tab = await ctx.page(p.tab_id)
     result = await tab.evaluate(
         p.expression,
         function=p.function,
@@ -621,6 +622,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         navigate,
         output=NavigationOutput,
         cli=CommandLine(aliases=("open",)),
+        engines=ENGINES,
     ),
     ToolSpec(
         "browser_snapshot",
@@ -635,6 +637,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         snapshot,
         read_only=True,
         aliases=("browser_find",),
+        engines=ENGINES,
     ),
     ToolSpec(
         "browser_click",
@@ -650,6 +653,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         FillParams,
         fill,
         idempotent=True,
+        engines=ENGINES,
     ),
     ToolSpec(
         "browser_type",
@@ -657,6 +661,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Type text with real keys (into ref or the focused element); submit=true presses Enter.",
         TypeParams,
         type_,
+        engines=ENGINES,
     ),
     ToolSpec(
         "browser_press",
@@ -664,6 +669,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Press a key or chord (Enter, Escape, Control+A, Shift+Tab).",
         PressParams,
         press,
+        engines=ENGINES,
     ),
     ToolSpec(
         "browser_hover",
@@ -672,6 +678,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         RefParams,
         hover,
         idempotent=True,
+        engines=ENGINES,
     ),
     ToolSpec(
         "browser_select",
@@ -712,6 +719,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         HistoryParams,
         back,
         output=NavigationOutput,
+        engines=ENGINES,
     ),
     ToolSpec(
         "browser_terminate_script",
@@ -747,6 +755,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             option_aliases=(OptionAlias("--out", "path"),),
             defaults=(("save", True),),
         ),
+        engines=ENGINES,
     ),
     ToolSpec(
         "browser_get_text",
@@ -755,6 +764,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         GetTextParams,
         get_text,
         read_only=True,
+        engines=ENGINES,
     ),
     ToolSpec(
         "browser_tabs",
@@ -802,9 +812,16 @@ TOOLS: tuple[ToolSpec, ...] = (
         HistoryParams,
         forward,
         output=NavigationOutput,
+        engines=ENGINES,
     ),
     ToolSpec(
-        "browser_reload", "tabs", "Reload the tab.", HistoryParams, reload, output=NavigationOutput
+        "browser_reload",
+        "tabs",
+        "Reload the tab.",
+        HistoryParams,
+        reload,
+        output=NavigationOutput,
+        engines=ENGINES,
     ),
     ToolSpec(
         "browser_close",
@@ -823,6 +840,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         GetContentParams,
         get_content,
         read_only=True,
+        engines=ENGINES,
     ),
     ToolSpec(
         "browser_get_images",
@@ -831,6 +849,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         GetImagesParams,
         get_images,
         read_only=True,
+        engines=ENGINES,
     ),
     ToolSpec(
         "browser_evaluate",
@@ -841,6 +860,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         requires=lambda config: config.browser.evaluate_enabled,
         cli=CommandLine(positional=("expression",)),
         output=EvaluateOutput,
+        engines=ENGINES,
     ),
     ToolSpec(
         "browser_cdp",

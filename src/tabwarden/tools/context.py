@@ -138,6 +138,13 @@ class ToolContext:
         tab = session.active_tab
         return tab if tab is not None else await session.new_tab()
 
+    async def page(self, tab_id: str | None = None) -> Tab | FirefoxPage:
+        """The tab a call is about, on the context's engine: a Chromium ``Tab`` or a
+        ``FirefoxPage`` (their calls and results are the same for the tools both serve)."""
+        if self.engine == "firefox":
+            return await self.firefox_tab(tab_id)
+        return await self.tab(tab_id)
+
     async def tab(self, tab_id: str | None = None) -> Tab:
         session = await self.session()
         if tab_id is not None:

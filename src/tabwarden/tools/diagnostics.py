@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
+from ..engines import ENGINES
 from .browser import TabId, Timeout
 from .context import ToolContext
 from .spec import Params, ToolResult, ToolSpec
@@ -42,7 +43,7 @@ class ConsoleParams(Params):
 
 
 async def console(ctx: ToolContext, p: ConsoleParams) -> ToolResult:
-    tab = await ctx.tab(p.tab_id)
+    tab = await ctx.page(p.tab_id)
     report = await tab.console(
         level=p.level,
         since=p.since,
@@ -76,7 +77,7 @@ class NetworkParams(Params):
 
 
 async def network(ctx: ToolContext, p: NetworkParams) -> ToolResult:
-    tab = await ctx.tab(p.tab_id)
+    tab = await ctx.page(p.tab_id)
     report = await tab.network(
         url=p.url,
         type=p.type,
@@ -99,6 +100,7 @@ TOOLS: list[ToolSpec] = [
         console,
         read_only=True,
         open_world=False,
+        engines=ENGINES,
     ),
     ToolSpec(
         "browser_network",
@@ -108,5 +110,6 @@ TOOLS: list[ToolSpec] = [
         NetworkParams,
         network,
         read_only=True,
+        engines=ENGINES,
     ),
 ]

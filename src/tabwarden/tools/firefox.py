@@ -1,10 +1,13 @@
-"""The tools on the Firefox engine: the same tools, names and parameters, run on a
-``FirefoxSession`` (``browser.engine: firefox``).
+"""The tools on the Firefox engine (``browser.engine: firefox``): the same tools, names,
+parameters and replies as on Chromium.
 
-A tool Firefox does not do has no handler here: the registry hides it from a Firefox
-session's tool list and refuses a call to it with ``EngineUnsupported``. A parameter
-a handler cannot honour is refused the same way when it is not its default (never
-half done); docs/engines-matrix.md lists both.
+Most tools have one handler for both engines (``ToolSpec.engines``): it asks the
+context for the call's page (``ctx.page()``: a Chromium ``Tab`` or a ``FirefoxPage``,
+whose calls and results are the same). The handlers here are those whose session
+calls differ (tabs, dialogs, downloads, metrics, closing). A tool Firefox does not do
+has no handler: the registry hides it from a Firefox session's tool list and refuses
+a call to it with ``EngineUnsupported``; so is a parameter a handler cannot honour
+(never half done). docs/engines-matrix.md lists both.
 """
 
 from __future__ import annotations
@@ -16,9 +19,9 @@ from typing import Any
 
 from ..actions.receipt import Receipt
 from ..errors import EngineUnsupported, InvalidArgument
-from ..navigation import NavigationResult
 from ..supervisor.dialogs import ClosedDialog, dialog_action
-from . import browser, diagnostics, files
+from . import browser, files
+from .catalog import TOOLS
 from .context import ToolContext
 from .spec import Params, ToolResult
 
@@ -40,79 +43,14 @@ def _refuse_set(tool: str, p: Params, names: tuple[str, ...]) -> None:
             )
 
 
-def _navigation(result: NavigationResult) -> ToolResult:
-    return ToolResult(result.text, result.to_dict(), untrusted=True, is_error=not result.navigated)
-
-
 def _receipt(receipt: Receipt) -> ToolResult:
     return ToolResult(receipt.text, receipt.to_dict(), untrusted=receipt.carries_page_text)
-
-
-async def navigate(ctx: ToolContext, p: browser.NavigateParams) -> ToolResult:
-    page = await ctx.firefox_tab(p.tab_id)
-    return _navigation(await page.navigate(p.url, wait_until=p.wait_until, timeout_ms=p.timeout_ms))
-
-
-async def back(ctx: ToolContext, p: browser.HistoryParams) -> ToolResult:
-    page = await ctx.firefox_tab(p.tab_id)
-    return _navigation(await page.back(wait_until=p.wait_until, timeout_ms=p.timeout_ms))
-
-
-async def forward(ctx: ToolContext, p: browser.HistoryParams) -> ToolResult:
-    page = await ctx.firefox_tab(p.tab_id)
-    return _navigation(await page.forward(wait_until=p.wait_until, timeout_ms=p.timeout_ms))
-
-
-async def reload(ctx: ToolContext, p: browser.HistoryParams) -> ToolResult:
-    page = await ctx.firefox_tab(p.tab_id)
-    return _navigation(await page.reload(wait_until=p.wait_until, timeout_ms=p.timeout_ms))
-
-
-async def snapshot(ctx: ToolContext, p: browser.SnapshotParams) -> ToolResult:
-    page = await ctx.firefox_tab(p.tab_id)
-    snap = await page.snapshot(
-        full=p.full,
-        find=p.find,
-        scope=p.scope,
-        max_chars=p.max_chars,
-        cursor=p.cursor,
-        timeout_ms=p.timeout_ms,
-    )
-    data = snap.to_dict()
-    data.pop("text", None)
-    if not ctx.node_tree:
-        data.pop("nodes", None)
-    return ToolResult(snap.text, data, untrusted=True)
 
 
 async def click(ctx: ToolContext, p: browser.ClickParams) -> ToolResult:
     _refuse_set("browser_click", p, ("button", "click_count", "modifiers"))
     page = await ctx.firefox_tab(p.tab_id)
     return _receipt(await page.click(p.ref, timeout_ms=p.timeout_ms))
-
-
-async def hover(ctx: ToolContext, p: browser.RefParams) -> ToolResult:
-    page = await ctx.firefox_tab(p.tab_id)
-    return _receipt(await page.hover(p.ref, timeout_ms=p.timeout_ms))
-
-
-async def fill(ctx: ToolContext, p: browser.FillParams) -> ToolResult:
-    page = await ctx.firefox_tab(p.tab_id)
-    return _receipt(await page.fill(p.ref, p.value, timeout_ms=p.timeout_ms))
-
-
-async def type_(ctx: ToolContext, p: browser.TypeParams) -> ToolResult:
-    page = await ctx.firefox_tab(p.tab_id)
-    return _receipt(
-        await page.type(
-            p.text, ref=p.ref, submit=p.submit, delay_ms=p.delay_ms, timeout_ms=p.timeout_ms
-        )
-    )
-
-
-async def press(ctx: ToolContext, p: browser.PressParams) -> ToolResult:
-    page = await ctx.firefox_tab(p.tab_id)
-    return _receipt(await page.press(p.key, ref=p.ref, timeout_ms=p.timeout_ms))
 
 
 async def dialog(ctx: ToolContext, p: browser.DialogParams) -> ToolResult:
@@ -131,26 +69,6 @@ async def dialog(ctx: ToolContext, p: browser.DialogParams) -> ToolResult:
     closed = ClosedDialog(answered, time.time(), "agent", accept)
     verb = "accepted" if accept else "dismissed"
     return ToolResult(f"{verb} {answered.describe()}", closed.to_dict(), untrusted=True)
-
-
-async def screenshot(ctx: ToolContext, p: browser.ScreenshotParams) -> ToolResult:
-    page = await ctx.firefox_tab(p.tab_id)
-    shot = await page.screenshot(
-        ref=p.ref,
-        full_page=p.full_page,
-        format=p.format,
-        annotate=p.annotate,
-        save=p.save,
-        path=p.path,
-        timeout_ms=p.timeout_ms,
-    )
-    return browser.screenshot_result(page.id, shot, p.annotate)
-
-
-async def get_text(ctx: ToolContext, p: browser.GetTextParams) -> ToolResult:
-    page = await ctx.firefox_tab(p.tab_id)
-    text = await page.get_text(p.ref, max_chars=p.max_chars, timeout_ms=p.timeout_ms)
-    return ToolResult(text, {"tab_id": page.id}, untrusted=True)
 
 
 async def tabs(ctx: ToolContext, p: browser.TabsParams) -> ToolResult:
@@ -201,67 +119,10 @@ async def close(ctx: ToolContext, p: browser.NoParams) -> ToolResult:
     return ToolResult("closed the browser session; the next call starts a new one", {})
 
 
-async def evaluate(ctx: ToolContext, p: browser.EvaluateParams) -> ToolResult:
-    page = await ctx.firefox_tab(p.tab_id)
-    result = await page.evaluate(
-        p.expression,
-        function=p.function,
-        ref=p.ref,
-        frame_id=p.frame_id,
-        args=p.args,
-        await_promise=p.await_promise,
-        timeout_ms=p.timeout_ms,
-    )
-    shown = result.value if isinstance(result.value, str) else json.dumps(result.value)
-    more = f" [truncated: {result.total_chars:,} chars in all]" if result.truncated else ""
-    return ToolResult(f"{shown}{more}", result.to_dict(), untrusted=True)
-
-
-async def console(ctx: ToolContext, p: diagnostics.ConsoleParams) -> ToolResult:
-    page = await ctx.firefox_tab(p.tab_id)
-    report = await page.console(
-        level=p.level,
-        since=p.since,
-        clear=p.clear,
-        max_entries=p.max_entries,
-        timeout_ms=p.timeout_ms,
-    )
-    return ToolResult(report.text, report.to_dict(), untrusted=True)
-
-
-async def get_content(ctx: ToolContext, p: browser.GetContentParams) -> ToolResult:
-    page = await ctx.firefox_tab(p.tab_id)
-    content = await page.get_content(
-        format=p.format, max_chars=p.max_chars, cursor=p.cursor, timeout_ms=p.timeout_ms
-    )
-    return browser.content_result(content)
-
-
-async def get_images(ctx: ToolContext, p: browser.GetImagesParams) -> ToolResult:
-    page = await ctx.firefox_tab(p.tab_id)
-    return browser.images_result(
-        await page.get_images(max_images=p.max_images, timeout_ms=p.timeout_ms)
-    )
-
-
 async def metrics(ctx: ToolContext, p: browser.NoParams) -> ToolResult:
     session = await ctx.firefox()
     data = session.metrics.snapshot()
     return ToolResult(json.dumps(data, indent=1), data)
-
-
-async def network(ctx: ToolContext, p: diagnostics.NetworkParams) -> ToolResult:
-    page = await ctx.firefox_tab(p.tab_id)
-    report = await page.network(
-        url=p.url,
-        type=p.type,
-        status=p.status,
-        request_id=p.request_id,
-        max_entries=p.max_entries,
-        clear=p.clear,
-        timeout_ms=p.timeout_ms,
-    )
-    return ToolResult(report.text, report.to_dict(), untrusted=True)
 
 
 async def downloads(ctx: ToolContext, p: files.DownloadsParams) -> ToolResult:
@@ -272,32 +133,18 @@ async def downloads(ctx: ToolContext, p: files.DownloadsParams) -> ToolResult:
 
 
 FIREFOX_HANDLERS: dict[str, Handler] = {
-    "browser_navigate": navigate,
-    "browser_back": back,
-    "browser_forward": forward,
-    "browser_reload": reload,
-    "browser_snapshot": snapshot,
+    **{spec.name: spec.handler for spec in TOOLS if "firefox" in spec.engines},
     "browser_click": click,
-    "browser_hover": hover,
-    "browser_fill": fill,
-    "browser_type": type_,
-    "browser_press": press,
     "browser_dialog": dialog,
-    "browser_screenshot": screenshot,
-    "browser_get_text": get_text,
     "browser_tabs": tabs,
     "browser_switch_tab": switch_tab,
     "browser_close_tab": close_tab,
     "browser_close": close,
-    "browser_evaluate": evaluate,
-    "browser_console": console,
-    "browser_get_content": get_content,
-    "browser_get_images": get_images,
     "browser_metrics": metrics,
-    "browser_network": network,
     "browser_downloads": downloads,
 }
-"""Tool name → its handler on a Firefox session."""
+"""Tool name → its handler on a Firefox session: the tool's own where it serves both
+engines (``ToolSpec.engines``), else the one here (the session's calls differ)."""
 
 
 def firefox_handler(tool: str) -> Handler:

@@ -177,6 +177,10 @@ class ToolSpec:
     """Its results carry images (the command line leaves them out: it prints where the
     file was saved)."""
     cli: CommandLine = CommandLine()
+    engines: tuple[str, ...] = ("chromium",)
+    """The engines whose sessions ``handler`` serves: with ``firefox``, it works on a
+    Firefox page as on a Chromium tab (``ctx.page()``); a Firefox session's handler
+    for another tool is in ``tools/firefox.py``, else Firefox does not serve it."""
     output: type[BaseModel] | None = None
     """The shape of its structured data, for tools whose data programs read (MCP
     ``outputSchema`` and ``structuredContent``): the result's data cut to these fields.
