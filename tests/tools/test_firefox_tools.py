@@ -118,3 +118,45 @@ async def test_an_idle_firefox_session_is_closed_but_not_while_a_call_runs(serve
         assert reaped == ["idle"]
         assert session.closed and manager.firefox_names() == []
         assert not browser_processes(profile)
+
+
+@pytest.mark.browser
+async def test_storage_as_a_tool_sets_and_reads_cookies_and_local_storage(ctx, server):
+    await call_tool(ctx, "browser_navigate", {"url": server.url("/state_storage.html")})
+    await call_tool(ctx, "browser_storage", {"action": "clear", "all": True})
+    stored = await call_tool(
+        ctx, "browser_storage", {"action": "set", "name": "flavour", "value": "oatmeal"}
+    )
+    assert stored.data["changed"] == 1 and stored.data["items"][0]["name"] == "flavour"
+    await call_tool(
+        ctx, "browser_storage", {"action": "set", "kind": "local", "name": "k", "value": "v"}
+    )
+    got = await call_tool(ctx, "browser_storage", {"kind": "local"})
+    assert got.data["items"] == [{"name": "k", "value": "v"}]
+    assert got.final_text().startswith(UNTRUSTED_MARK + "\n1 localStorage entries of http")
+    seen = await call_tool(ctx, "browser_evaluate", {"expression": "document.cookie"})
+    assert seen.data["value"] == "flavour=oatmeal"
+    with pytest.raises(EngineUnsupported):
+        await call_tool(ctx, "browser_storage", {"action": "save_state"})
+
+
+@pytest.mark.browser
+async def test_emulate_as_a_tool_replies_with_the_state_and_refuses_what_firefox_cannot(
+    ctx, server
+):
+    await call_tool(ctx, "browser_navigate", {"url": server.url("/state_emulation.html")})
+    try:
+        result = await call_tool(ctx, "browser_emulate", {"width": 420, "height": 360})
+        assert result.data["state"]["width"] == 420 and result.data["notes"] == []
+        assert "viewport: 420x360 at 1x" in result.final_text()
+        size = await call_tool(ctx, "browser_evaluate", {"expression": "innerWidth"})
+        assert size.data["value"] == 420
+        with pytest.raises(EngineUnsupported) as caught:
+            await call_tool(ctx, "browser_emulate", {"cpu_throttling": 4})
+        assert "cpu_throttling" in str(caught.value)
+        current = await call_tool(ctx, "browser_emulate", {})
+        assert (
+            current.data["state"]["width"] == 420 and current.data["state"]["cpu_throttling"] == 1
+        )
+    finally:
+        await call_tool(ctx, "browser_emulate", {"reset": True})

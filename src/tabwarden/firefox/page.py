@@ -25,10 +25,12 @@ from typing import Any, Protocol, TypeVar
 from ..bidi.connection import BiDiConnection
 from ..budget import Budget
 from ..counting import counted
+from ..diagnostics.storage import CookieSpec, StorageResult, check_request, cookie_spec
 from ..engines import FIREFOX, check_firefox
 from ..errors import (
     BiDiError,
     DialogBlocking,
+    EngineUnsupported,
     EvaluateTimeout,
     InvalidArgument,
     NavigationError,
@@ -50,6 +52,7 @@ from ..snapshot.render import check_max_chars, render_lines, select_lines
 from ..snapshot.walker import WALKER_JS, FrameWalk
 from ..supervisor.dialogs import PendingDialog, dialog_action
 from ..tasks import TaskOwner
+from .storage import run as run_storage
 from .values import JS_TYPES, local_value, remote_result, remote_value
 
 __all__ = ["KEYS", "SANDBOX", "WAIT_FOR", "ConsoleEntry", "FirefoxPage", "PageHost", "page_basics"]
@@ -481,6 +484,38 @@ class FirefoxPage:
             budget=budget,
         )
         return remote_result(reply)
+
+    # ---- storage (storage.py) ---------------------------------------------------------
+
+    async def storage(
+        self,
+        action: str = "get",
+        kind: str = "cookies",
+        cookie: CookieSpec | None = None,
+        *,
+        all: bool = False,
+        file: str | None = None,
+        timeout_ms: float | None = None,
+        **cookie_fields: Any,
+    ) -> StorageResult:
+        """Read or change this page's cookies, localStorage or sessionStorage, as the
+        Chromium tab's ``storage`` does; ``save_state`` and ``load_state`` are not on
+        Firefox (``EngineUnsupported``)."""
+        check_request(action, kind)
+        spec = cookie_spec(cookie, cookie_fields)
+        if action in ("save_state", "load_state"):
+            raise EngineUnsupported(
+                f"browser_storage with action={action!r}",
+                "firefox",
+                hint="storage state files are Chromium's; get and set cookies and "
+                "localStorage one by one on Firefox",
+            )
+        del file  # only the state actions take a file
+        self.check_open()
+        budget = self.session.budget(timeout_ms, "action")
+        return await run_storage(
+            self, self.session.connection, budget, action=action, kind=kind, cookie=spec, all=all
+        )
 
     # ---- snapshot -------------------------------------------------------------------
 

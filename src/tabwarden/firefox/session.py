@@ -15,6 +15,7 @@ import contextlib
 import itertools
 import logging
 import time
+from collections.abc import Awaitable
 from typing import Any
 
 from ..backends.firefox import LocalFirefox
@@ -22,6 +23,12 @@ from ..bidi.connection import BiDiConnection
 from ..budget import Budget
 from ..cdp.protocol import Event
 from ..config import Config, load_config
+from ..diagnostics.emulation import (
+    EmulationChange,
+    EmulationResult,
+    EmulationState,
+    emulation_change,
+)
 from ..errors import (
     BiDiError,
     BrowserCrashed,
@@ -37,6 +44,7 @@ from ..safety.paths import WorkspacePaths
 from ..safety.url_policy import UrlPolicy, Verdict
 from ..supervisor.dialogs import DialogPolicy, PendingDialog
 from ..tasks import TaskOwner
+from .emulation import FirefoxEmulation
 from .page import ConsoleEntry, FirefoxPage
 
 __all__ = ["CAPABILITIES", "EVENTS", "FirefoxSession"]
@@ -99,6 +107,7 @@ class FirefoxSession:
         """When a call last started here (the session manager closes idle sessions)."""
         self.blocked: list[Verdict] = []
         """Page-initiated documents the policy blocked (the newest last, bounded)."""
+        self.emulation = FirefoxEmulation(backend.viewport)
 
     # ---- life -----------------------------------------------------------------------
 
@@ -126,18 +135,13 @@ class FirefoxSession:
         return self
 
     async def _set_viewport(self, context: str, budget: Budget) -> None:
-        """Give a tab the configured viewport (the window's size holds Firefox's own bars
-        too), as Chromium's tabs get theirs."""
-        viewport = self.backend.viewport
-        if viewport is None:
+        """Give a tab the emulated viewport, else the configured one (the window's size
+        holds Firefox's own bars too), as Chromium's tabs get theirs."""
+        params = self.emulation.viewport(context)
+        if params is None:
             return
-        width, height = viewport
         with contextlib.suppress(BiDiError):  # a tab that closed meanwhile
-            await self.connection.send(
-                "browsingContext.setViewport",
-                {"context": context, "viewport": {"width": width, "height": height}},
-                budget=budget,
-            )
+            await self.connection.send("browsingContext.setViewport", params, budget=budget)
 
     async def close(self) -> None:
         """``browser.close`` (it ends the BiDi session too), then the process is waited
@@ -277,6 +281,28 @@ class FirefoxSession:
                 return page
         return None
 
+    # ---- emulation (emulation.py) ----------------------------------------------------
+
+    def emulation_state(self) -> EmulationState:
+        """What this session emulates now, for every tab (never waits)."""
+        return self.emulation.state
+
+    async def emulate(
+        self,
+        change: EmulationChange | str | None = None,
+        *,
+        timeout_ms: float | None = None,
+        **settings: Any,
+    ) -> EmulationResult:
+        """Emulate a device, user agent, locale, timezone, place or offline in every tab,
+        as ``BrowserSession.emulate`` does; a setting Firefox cannot apply (mobile, touch,
+        platform, accept_language, color_scheme, reduced_motion, network and CPU
+        throttling) is refused with ``EngineUnsupported`` before anything changes."""
+        asked = emulation_change(change, settings)
+        budget = self.budget(timeout_ms, "action")
+        pages = [(page.context, page.url) for page in self.tabs]
+        return await self.emulation.change(self.connection, pages, asked, budget)
+
     # ---- events (on the reader: no awaits) --------------------------------------------
 
     def _on_event(self, event: Event) -> None:
@@ -295,6 +321,7 @@ class FirefoxSession:
             page = self._pages.get(str(params.get("context")))
             if page is not None:
                 page.saw_load_state("loading", "")
+            self._grant_place(str(params.get("url", "")))
         elif method == "browsingContext.userPromptOpened":
             self._prompt_opened(params)
         elif method == "browsingContext.userPromptClosed":
@@ -319,6 +346,12 @@ class FirefoxSession:
                 self._statuses[navigation] = (status, text)
                 while len(self._statuses) > _MAX_STATUSES:
                     self._statuses.pop(next(iter(self._statuses)))
+
+    def _grant_place(self, url: str) -> None:
+        grant = self.emulation.grant_for(url)
+        if grant is not None:
+            send = self.connection.send("permissions.setPermission", grant, budget=Budget(_CLOSE_S))
+            self._tasks.spawn(_quietly(send), name="firefox geolocation grant")
 
     def _context_created(self, info: JSONObject) -> None:
         context = str(info.get("context"))
@@ -440,3 +473,8 @@ class FirefoxSession:
             timestamp=float(params.get("timestamp", 0)) / 1000,
         )
         page.saw_console(entry, _MAX_CONSOLE)
+
+
+async def _quietly(work: Awaitable[Any]) -> None:
+    with contextlib.suppress(TabwardenError):
+        await work

@@ -19,7 +19,7 @@ from ..errors import EngineUnsupported, EvaluateDisabled, InvalidArgument
 from ..firefox.page import FirefoxPage
 from ..navigation import NavigationResult
 from ..supervisor.dialogs import ClosedDialog, PendingDialog, dialog_action
-from . import browser, diagnostics
+from . import browser, diagnostics, state
 from .context import ToolContext
 from .spec import Image, Params, ToolResult
 
@@ -251,6 +251,20 @@ def _entry(entry: Any) -> dict[str, Any]:
     }
 
 
+async def storage(ctx: ToolContext, p: state.StorageParams) -> ToolResult:
+    page = await ctx.firefox_tab(p.tab_id)
+    result = await page.storage(
+        p.action, p.kind, p, all=p.all, file=p.file, timeout_ms=p.timeout_ms
+    )
+    return ToolResult(result.text, result.to_dict(), untrusted=bool(result.items))
+
+
+async def emulate(ctx: ToolContext, p: state.EmulateParams) -> ToolResult:
+    session = await ctx.firefox(timeout_ms=p.timeout_ms)
+    result = await session.emulate(p, timeout_ms=p.timeout_ms)
+    return ToolResult(result.text, result.to_dict())
+
+
 FIREFOX_HANDLERS: dict[str, Handler] = {
     "browser_navigate": navigate,
     "browser_back": back,
@@ -271,6 +285,8 @@ FIREFOX_HANDLERS: dict[str, Handler] = {
     "browser_close": close,
     "browser_evaluate": evaluate,
     "browser_console": console,
+    "browser_storage": storage,
+    "browser_emulate": emulate,
 }
 """Tool name → its handler on a Firefox session."""
 
