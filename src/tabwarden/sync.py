@@ -29,11 +29,11 @@ from .content import ImageList, PageContent
 from .diagnostics import emulation, storage
 from .diagnostics.console import ConsoleReport
 from .diagnostics.downloads import Download, DownloadList
-from .diagnostics.emulation import EmulationResult, EmulationState
+from .diagnostics.emulation_state import EmulationResult, EmulationState
 from .diagnostics.network import NetworkReport
 from .diagnostics.pdf import PdfFile
 from .diagnostics.recording import RecordingFile, RecordingFormat, RecordingStarted
-from .diagnostics.storage import StorageResult
+from .diagnostics.storage_request import StorageResult
 from .diagnostics.trace import TraceFile, TraceStarted
 from .errors import TabCrashed
 from .firefox.session import FirefoxSession

@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 
 from ..bidi.connection import BiDiConnection
 from ..budget import Budget
-from ..diagnostics.emulation import (
+from ..diagnostics.emulation_state import (
     EmulationChange,
     EmulationResult,
     EmulationState,

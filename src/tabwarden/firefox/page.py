@@ -25,7 +25,7 @@ from typing import Any, Protocol, TypeVar
 from ..bidi.connection import BiDiConnection
 from ..budget import Budget
 from ..counting import counted
-from ..diagnostics.storage import CookieSpec, StorageResult, check_request, cookie_spec
+from ..diagnostics.storage_request import CookieSpec, StorageResult, check_request, cookie_spec
 from ..engines import FIREFOX, check_firefox
 from ..errors import (
     BiDiError,

@@ -23,7 +23,7 @@ from ..bidi.connection import BiDiConnection
 from ..budget import Budget
 from ..cdp.protocol import Event
 from ..config import Config, load_config
-from ..diagnostics.emulation import (
+from ..diagnostics.emulation_state import (
     EmulationChange,
     EmulationResult,
     EmulationState,

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 from ..bidi.connection import BiDiConnection
 from ..budget import Budget
-from ..diagnostics.storage import CookieSpec, StorageResult, check_request, cookie_param
+from ..diagnostics.storage_request import CookieSpec, StorageResult, check_request, cookie_param
 from ..errors import BiDiError, InvalidArgument
 from .values import local_value, remote_value
 

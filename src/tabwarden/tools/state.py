@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from ..diagnostics.emulation import EmulationChange
-from ..diagnostics.storage import CookieSpec, StorageAction, StorageKind
+from ..diagnostics.storage_request import CookieSpec, StorageAction, StorageKind
 from .context import ToolContext
 from .spec import CommandLine, Params, ToolResult, ToolSpec
 
