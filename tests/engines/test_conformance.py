@@ -365,3 +365,21 @@ async def test_offline_fails_requests_until_back_online(driver, server):
     finally:
         await driver.session.emulate(offline=False)
     assert await driver.value(fetch) == 200
+
+
+async def test_a_site_loaded_after_the_emulation_reads_the_emulated_geolocation(
+    driver, server, other_origin
+):
+    await driver.tab.navigate(server.url("/state_emulation.html"))
+    try:
+        await driver.session.emulate(latitude=35.6586, longitude=139.7454)
+        await driver.tab.navigate(other_origin.url("/state_emulation.html"))
+        position = await driver.value(
+            "new Promise((ok, no) => navigator.geolocation.getCurrentPosition("
+            "p => ok([p.coords.latitude, p.coords.longitude]), "
+            "e => no(new Error(e.message)), {timeout: 8000}))",
+            timeout_ms=15_000,
+        )
+        assert position == [35.6586, 139.7454]
+    finally:
+        await driver.session.emulate(reset=True)

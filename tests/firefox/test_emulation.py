@@ -7,7 +7,8 @@ from collections.abc import AsyncIterator
 import pytest
 
 import tabwarden
-from tabwarden.diagnostics.emulation import EmulationState
+from tabwarden.budget import Budget
+from tabwarden.diagnostics.emulation_state import EmulationState
 from tabwarden.errors import EngineUnsupported
 from tabwarden.firefox.emulation import UNSUPPORTED, refused
 from tabwarden.firefox.session import FirefoxSession
@@ -63,3 +64,26 @@ async def test_a_desktop_preset_then_one_side_then_reset_set_the_viewport(firefo
     assert reset.state.is_default and "no emulation" in reset.text
     width, height = firefox.backend.viewport
     assert (await tab.evaluate(_SEEN))[:2] == [width, height]
+
+
+@pytest.mark.browser
+async def test_a_popup_starts_emulated_and_reset_withdraws_the_geolocation_grant(firefox, server):
+    tab = firefox.active_tab
+    await tab.navigate(server.url("/state_emulation.html"))
+    permission = "navigator.permissions.query({name: 'geolocation'}).then(p => p.state)"
+    assert await tab.evaluate(permission) == "prompt"
+    try:
+        await firefox.emulate(width=480, height=360, timezone="Asia/Tokyo", latitude=1, longitude=2)
+        assert await tab.evaluate(permission) == "granted"
+        await tab.evaluate("window.open(location.href, '_blank', 'popup'); 1")
+        budget = Budget(10)
+        while len(firefox.tabs) < 2 or firefox.tabs[-1].url == "about:blank":
+            budget.check("waiting for the popup")
+            await budget.sleep(0.05)
+        popup = firefox.tabs[-1]
+        seen = "[innerWidth, innerHeight, Intl.DateTimeFormat().resolvedOptions().timeZone]"
+        assert await popup.evaluate(seen) == [480, 360, "Asia/Tokyo"]
+        await popup.close()
+    finally:
+        await firefox.emulate(reset=True)
+    assert await tab.evaluate(permission) == "prompt"

@@ -348,10 +348,14 @@ class FirefoxSession:
                     self._statuses.pop(next(iter(self._statuses)))
 
     def _grant_place(self, url: str) -> None:
+        """Let a page starting to load read the emulated position (Firefox grants per
+        origin); the grant is sent before the document's response can arrive."""
         grant = self.emulation.grant_for(url)
-        if grant is not None:
-            send = self.connection.send("permissions.setPermission", grant, budget=Budget(_CLOSE_S))
-            self._tasks.spawn(_quietly(send), name="firefox geolocation grant")
+        connection = self._connection
+        if grant is None or connection is None or connection.closed:
+            return
+        send = connection.send("permissions.setPermission", grant, budget=Budget(_CLOSE_S))
+        self._tasks.spawn(_quietly(send), name="firefox geolocation grant")
 
     def _context_created(self, info: JSONObject) -> None:
         context = str(info.get("context"))
