@@ -5,6 +5,7 @@ Firefox handler cannot honour."""
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from collections.abc import AsyncIterator
 
@@ -136,6 +137,18 @@ async def test_storage_as_a_tool_sets_and_reads_cookies_and_local_storage(ctx, s
     assert got.final_text().startswith(UNTRUSTED_MARK + "\n1 localStorage entries of http")
     seen = await call_tool(ctx, "browser_evaluate", {"expression": "document.cookie"})
     assert seen.data["value"] == "flavour=oatmeal"
+    # A value that looks like a secret (a JWT) comes out redacted, as on Chromium.
+    jwt = (
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9."
+        "eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ."
+        "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+    )
+    await call_tool(
+        ctx, "browser_storage", {"action": "set", "kind": "local", "name": "t", "value": jwt}
+    )
+    secret = await call_tool(ctx, "browser_storage", {"kind": "local", "name": "t"})
+    assert jwt not in secret.final_text() and jwt not in json.dumps(secret.data)
+    assert "redacted" in secret.final_text()
     with pytest.raises(EngineUnsupported):
         await call_tool(ctx, "browser_storage", {"action": "save_state"})
 
