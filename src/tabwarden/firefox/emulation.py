@@ -34,7 +34,7 @@ from ..diagnostics.emulation_state import (
     Size,
     updated,
 )
-from ..errors import EngineUnsupported, InvalidArgument
+from ..errors import BiDiError, EngineUnsupported, InvalidArgument
 
 __all__ = ["UNSUPPORTED", "FirefoxEmulation", "refused"]
 
@@ -113,8 +113,8 @@ class FirefoxEmulation:
         if new == old:
             return EmulationResult(new, own_viewport=self.own_viewport)
         self.state = new  # new tabs set up from now on get it
-        await self._apply(connection, pages, old, new, budget)
-        return EmulationResult(new, own_viewport=self.own_viewport)
+        notes = await self._apply(connection, pages, old, new, budget)
+        return EmulationResult(new, tuple(notes), own_viewport=self.own_viewport)
 
     def grant_for(self, url: str) -> JSONObject | None:
         """``permissions.setPermission`` that lets a page loading ``url`` read the emulated
@@ -132,9 +132,16 @@ class FirefoxEmulation:
         old: EmulationState,
         new: EmulationState,
         budget: Budget,
-    ) -> None:
+    ) -> list[str]:
+        """Send what changed; returns what Firefox did not take (as Chromium's notes)."""
+        problems: list[str] = []
+
         async def send(method: str, params: JSONObject) -> None:
-            await connection.send(method, params, budget=budget)
+            try:
+                await connection.send(method, params, budget=budget)
+            except BiDiError as exc:
+                if exc.error != "no such frame":  # a tab closed meanwhile
+                    problems.append(f"{method}: {exc.bidi_message or exc.error}")
 
         def every(params: JSONObject) -> JSONObject:
             return {**params, "userContexts": _USER_CONTEXTS}
@@ -173,6 +180,7 @@ class FirefoxEmulation:
                 if viewport is None:  # back to the window's own
                     viewport = {"context": context, "viewport": None, "devicePixelRatio": None}
                 await send("browsingContext.setViewport", viewport)
+        return problems
 
 
 def _updated(state: EmulationState, change: EmulationChange) -> EmulationState:
