@@ -349,7 +349,7 @@ class FirefoxSession:
 
     def _grant_place(self, url: str) -> None:
         """Let a page starting to load read the emulated position (Firefox grants per
-        origin); the grant is sent before the document's response can arrive."""
+        origin); sent as the navigation starts, ahead of the new document's script."""
         grant = self.emulation.grant_for(url)
         connection = self._connection
         if grant is None or connection is None or connection.closed:
