@@ -127,8 +127,17 @@ FIREFOX: dict[str, FirefoxSupport] = {
     "browser_trace_stop": _not("traces are Chromium's (Tracing domain)"),
     "browser_record_start": _not("recordings come from Chromium's screencast"),
     "browser_record_stop": _not("recordings come from Chromium's screencast"),
-    "browser_storage": _not(_NOT_YET),
-    "browser_emulate": _not(_NOT_YET),
+    "browser_storage": _on(
+        "FirefoxPage.storage",
+        "cookies, localStorage and sessionStorage: get, set, delete, clear; save_state and "
+        "load_state refused",
+    ),
+    "browser_emulate": _on(
+        "FirefoxSession.emulate",
+        "viewport, pixel ratio, user agent, locale, timezone, geolocation, offline; mobile, "
+        "touch, platform, accept_language, color_scheme, reduced_motion, network and CPU "
+        "throttling refused (and mobile device presets)",
+    ),
 }
 """Tool name → how Firefox does it. Every tool of the registry has a row (a test)."""
 

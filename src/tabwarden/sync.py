@@ -30,11 +30,11 @@ from .content import ImageList, PageContent
 from .diagnostics import emulation, storage
 from .diagnostics.console import ConsoleReport
 from .diagnostics.downloads import Download, DownloadList
-from .diagnostics.emulation import EmulationResult, EmulationState
+from .diagnostics.emulation_state import EmulationChange, EmulationResult, EmulationState
 from .diagnostics.network import NetworkReport
 from .diagnostics.pdf import PdfFile
 from .diagnostics.recording import RecordingFile, RecordingFormat, RecordingStarted
-from .diagnostics.storage import StorageResult
+from .diagnostics.storage_request import CookieSpec, StorageResult
 from .diagnostics.trace import TraceFile, TraceStarted
 from .errors import TabCrashed
 from .firefox.page import ChildFrames, PageHost
@@ -1315,6 +1315,31 @@ class FirefoxPage(Facade[AsyncFirefoxPage]):
         )
         return run(coroutine)
 
+    def storage(
+        self,
+        action: str = "get",
+        kind: str = "cookies",
+        cookie: CookieSpec | None = None,
+        *,
+        all: bool = False,
+        file: str | None = None,
+        timeout_ms: float | None = None,
+        **cookie_fields: Any,
+    ) -> StorageResult:
+        """Read or change this page's cookies, localStorage or sessionStorage, as the
+        Chromium tab's ``storage`` does; ``save_state`` and ``load_state`` are not on
+        Firefox (``EngineUnsupported``)."""
+        coroutine = unwrap(self).storage(
+            action,
+            kind,
+            cookie,
+            all=all,
+            file=file,
+            timeout_ms=timeout_ms,
+            **cookie_fields,
+        )
+        return run(coroutine)
+
     def type(
         self,
         text: str,
@@ -1425,6 +1450,23 @@ class FirefoxSession(Facade[AsyncFirefoxSession]):
         ``downloads`` folder. ``wait=True`` waits until the downloads in progress (or only
         ``guid``) end, within ``timeout_ms``; still running at the deadline is reported."""
         return run(unwrap(self).downloads(wait=wait, guid=guid, timeout_ms=timeout_ms))
+
+    def emulate(
+        self,
+        change: EmulationChange | str | None = None,
+        *,
+        timeout_ms: float | None = None,
+        **settings: Any,
+    ) -> EmulationResult:
+        """Emulate a device, user agent, locale, timezone, place or offline in every tab,
+        as ``BrowserSession.emulate`` does; a setting Firefox cannot apply (mobile, touch,
+        platform, accept_language, color_scheme, reduced_motion, network and CPU
+        throttling) is refused with ``EngineUnsupported`` before anything changes."""
+        return run(unwrap(self).emulate(change, timeout_ms=timeout_ms, **settings))
+
+    def emulation_state(self) -> EmulationState:
+        """What this session emulates now, for every tab (never waits)."""
+        return unwrap(self).emulation_state()
 
     def get_tab(self, tab_id: str) -> FirefoxPage:
         return wrap(FirefoxPage, unwrap(self).get_tab(tab_id))

@@ -549,3 +549,152 @@ async def test_a_snapshot_header_counts_the_failed_requests_since_the_last(page,
     header = (await page.snapshot()).split("\n[", 1)[0]
     assert "network: 1 HTTP 404" in header, header
     assert "network:" not in (await page.snapshot()).split("\n[", 1)[0]  # told once
+
+
+# ---- storage and emulation ----------------------------------------------------------------
+
+
+async def test_a_cookie_set_is_what_the_page_and_a_read_see_and_delete_removes_it(driver, server):
+    await driver.tab.navigate(server.url("/state_storage.html"))
+    await driver.tab.storage("clear", "cookies", all=True)
+    stored = await driver.tab.storage("set", "cookies", name="flavour", value="oatmeal")
+    assert stored.changed == 1 and stored.items[0]["domain"] == "127.0.0.1"
+    assert "flavour=oatmeal" in await driver.value("document.cookie")
+    await driver.value("document.cookie = 'by-page=yes'")
+    got = await driver.tab.storage("get", "cookies")
+    assert sorted((c["name"], c["value"]) for c in got.items) == [
+        ("by-page", "yes"),
+        ("flavour", "oatmeal"),
+    ]
+    assert set(got.items[0]) == {
+        "name",
+        "value",
+        "domain",
+        "path",
+        "expires",
+        "httpOnly",
+        "secure",
+        "sameSite",
+    }
+    deleted = await driver.tab.storage("delete", "cookies", name="flavour")
+    assert deleted.changed == 1 and await driver.value("document.cookie") == "by-page=yes"
+    missing = await driver.tab.storage("delete", "cookies", name="flavour")
+    assert missing.changed == 0 and "no cookie named" in missing.notes[0]
+    cleared = await driver.tab.storage("clear", "cookies")
+    assert cleared.changed == 1 and await driver.value("document.cookie") == ""
+
+
+async def test_an_http_only_cookie_reaches_the_server_but_not_the_page(driver, server):
+    await driver.tab.navigate(server.url("/state_storage.html"))
+    await driver.tab.storage("clear", "cookies", all=True)
+    await driver.tab.storage("set", "cookies", name="sid", value="s3cr3t", http_only=True)
+    assert "sid" not in await driver.value("document.cookie")
+    sent = await driver.value(
+        f"fetch({server.url('/state-headers')!r}).then(r => r.json()).then(h => h.Cookie)"
+    )
+    assert "sid=s3cr3t" in sent
+    with pytest.raises(InvalidArgument) as refused:
+        await driver.tab.storage("set", "cookies", name="cross", value="1", same_site="None")
+    assert "SameSite=None needs secure" in str(refused.value)
+    await driver.tab.storage("clear", "cookies", all=True)
+
+
+@pytest.mark.parametrize("kind", ["local", "session"])
+async def test_web_storage_set_get_delete_clear_as_the_page_sees_it(driver, server, kind):
+    await driver.tab.navigate(server.url("/state_storage.html"))
+    await driver.tab.storage("clear", kind)
+    await driver.tab.storage("set", kind, name="theme", value="dark")
+    await driver.value(f"{kind}Storage.setItem('by-page', 'yes')")
+    assert await driver.value(f"{kind}Storage.getItem('theme')") == "dark"
+    got = await driver.tab.storage("get", kind)
+    assert {i["name"]: i["value"] for i in got.items} == {"theme": "dark", "by-page": "yes"}
+    assert got.scope == server.base
+    one = await driver.tab.storage("get", kind, name="nope")
+    assert one.items == () and "no key" in one.notes[0]
+    deleted = await driver.tab.storage("delete", kind, name="theme")
+    assert deleted.changed == 1 and await driver.value(f"{kind}Storage.length") == 1
+    cleared = await driver.tab.storage("clear", kind)
+    assert cleared.changed == 1 and await driver.value(f"{kind}Storage.length") == 0
+    with pytest.raises(InvalidArgument):
+        await driver.tab.storage("set", kind, name="k", value="v", http_only=True)
+
+
+_SEEN = (
+    "[innerWidth, innerHeight, devicePixelRatio, navigator.userAgent, navigator.language, "
+    "Intl.DateTimeFormat().resolvedOptions().timeZone]"
+)
+
+
+async def test_viewport_user_agent_locale_and_timezone_reach_open_and_new_tabs(driver, server):
+    await driver.tab.navigate(server.url("/state_emulation.html"))
+    before = await driver.value(_SEEN)
+    try:
+        result = await driver.session.emulate(
+            width=500,
+            height=400,
+            device_scale_factor=2,
+            user_agent="TestAgent/1.0",
+            locale="de-DE",
+            timezone="Asia/Tokyo",
+        )
+        assert result.state.width == 500 and result.state.timezone == "Asia/Tokyo"
+        assert "viewport: 500x400 at 2x" in result.text
+        assert driver.session.emulation_state() == result.state
+        await driver.tab.navigate(server.url("/state_emulation.html"))
+        seen = [500, 400, 2, "TestAgent/1.0", "de-DE", "Asia/Tokyo"]
+        assert await driver.value(_SEEN) == seen
+        other = await driver.session.new_tab(server.url("/state_emulation.html"))
+        try:
+            value = await other.evaluate(_SEEN)
+            assert value.value == seen
+        finally:
+            await other.close()
+    finally:
+        reset = await driver.session.emulate(reset=True)
+    assert reset.state.is_default
+    await driver.tab.navigate(server.url("/state_emulation.html"))
+    assert await driver.value(_SEEN) == before
+
+
+async def test_an_emulated_geolocation_is_what_the_page_reads(driver, server):
+    await driver.tab.navigate(server.url("/state_emulation.html"))
+    try:
+        await driver.session.emulate(latitude=48.8584, longitude=2.2945, accuracy=25)
+        position = await driver.value(
+            "new Promise((ok, no) => navigator.geolocation.getCurrentPosition("
+            "p => ok([p.coords.latitude, p.coords.longitude, p.coords.accuracy]), "
+            "e => no(new Error(e.message)), {timeout: 8000}))",
+            timeout_ms=15_000,
+        )
+        assert position == [48.8584, 2.2945, 25]
+    finally:
+        await driver.session.emulate(reset=True)
+
+
+async def test_offline_fails_requests_until_back_online(driver, server):
+    await driver.tab.navigate(server.url("/state_emulation.html"))
+    fetch = f"fetch({server.url('/state-headers')!r}).then(r => r.status, () => 'failed')"
+    try:
+        await driver.session.emulate(offline=True)
+        assert await driver.value(fetch) == "failed"
+    finally:
+        await driver.session.emulate(offline=False)
+    assert await driver.value(fetch) == 200
+
+
+async def test_a_site_loaded_after_the_emulation_reads_the_emulated_geolocation(
+    driver, server, other_origin
+):
+    await driver.tab.navigate(server.url("/state_emulation.html"))
+    try:
+        await driver.session.emulate(latitude=35.6586, longitude=139.7454)
+        await driver.tab.navigate(other_origin.url("/state_emulation.html"))
+        position = await driver.value(
+            "new Promise((ok, no) => navigator.geolocation.getCurrentPosition("
+            "p => ok([p.coords.latitude, p.coords.longitude]), "
+            "e => no(new Error(e.message)), {timeout: 8000}))",
+            timeout_ms=15_000,
+        )
+        assert position == [35.6586, 139.7454]
+    finally:
+        await driver.session.emulate(reset=True)

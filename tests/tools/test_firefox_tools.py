@@ -5,6 +5,7 @@ Firefox handler cannot honour."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import signal
@@ -182,6 +183,7 @@ async def test_metrics_count_the_sessions_evaluations(ctx, server):
     assert after["evaluate_duration"]["count"] == before["evaluate_duration"]["count"] + 2
 
 
+@pytest.mark.browser
 async def test_the_network_tool_lists_requests_and_redacts_a_secret_header(ctx, server):
     await call_tool(ctx, "browser_navigate", {"url": server.url("/diag_network.html")})
     secret = "Bearer sk-live-0123456789abcdefghijklmnop"
@@ -227,3 +229,57 @@ async def test_the_downloads_tool_reports_a_download_in_the_workspace(ctx, serve
     assert re.fullmatch(r"run(\(\d+\))?\.sh", script["suggested_name"]) and script["executable"]
     assert script["path"].startswith(listed.data["folder"]) and script["size"] > 0
     assert "WARNING: executable" in listed.final_text()
+
+
+@pytest.mark.browser
+async def test_storage_as_a_tool_sets_and_reads_cookies_and_local_storage(ctx, server):
+    await call_tool(ctx, "browser_navigate", {"url": server.url("/state_storage.html")})
+    await call_tool(ctx, "browser_storage", {"action": "clear", "all": True})
+    stored = await call_tool(
+        ctx, "browser_storage", {"action": "set", "name": "flavour", "value": "oatmeal"}
+    )
+    assert stored.data["changed"] == 1 and stored.data["items"][0]["name"] == "flavour"
+    await call_tool(
+        ctx, "browser_storage", {"action": "set", "kind": "local", "name": "k", "value": "v"}
+    )
+    got = await call_tool(ctx, "browser_storage", {"kind": "local"})
+    assert got.data["items"] == [{"name": "k", "value": "v"}]
+    assert got.final_text().startswith(UNTRUSTED_MARK + "\n1 localStorage entries of http")
+    seen = await call_tool(ctx, "browser_evaluate", {"expression": "document.cookie"})
+    assert seen.data["value"] == "flavour=oatmeal"
+    # A value that looks like a secret (a JWT) comes out redacted, as on Chromium.
+    jwt = (
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9."
+        "eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ."
+        "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+    )
+    await call_tool(
+        ctx, "browser_storage", {"action": "set", "kind": "local", "name": "t", "value": jwt}
+    )
+    secret = await call_tool(ctx, "browser_storage", {"kind": "local", "name": "t"})
+    assert jwt not in secret.final_text() and jwt not in json.dumps(secret.data)
+    assert "redacted" in secret.final_text()
+    with pytest.raises(EngineUnsupported):
+        await call_tool(ctx, "browser_storage", {"action": "save_state"})
+
+
+@pytest.mark.browser
+async def test_emulate_as_a_tool_replies_with_the_state_and_refuses_what_firefox_cannot(
+    ctx, server
+):
+    await call_tool(ctx, "browser_navigate", {"url": server.url("/state_emulation.html")})
+    try:
+        result = await call_tool(ctx, "browser_emulate", {"width": 420, "height": 360})
+        assert result.data["state"]["width"] == 420 and result.data["notes"] == []
+        assert "viewport: 420x360 at 1x" in result.final_text()
+        size = await call_tool(ctx, "browser_evaluate", {"expression": "innerWidth"})
+        assert size.data["value"] == 420
+        with pytest.raises(EngineUnsupported) as caught:
+            await call_tool(ctx, "browser_emulate", {"cpu_throttling": 4})
+        assert "cpu_throttling" in str(caught.value)
+        current = await call_tool(ctx, "browser_emulate", {})
+        assert (
+            current.data["state"]["width"] == 420 and current.data["state"]["cpu_throttling"] == 1
+        )
+    finally:
+        await call_tool(ctx, "browser_emulate", {"reset": True})

@@ -30,10 +30,12 @@ from ..content import ImageList, PageContent, page_content, page_images
 from ..counting import counted
 from ..diagnostics.console import ConsoleReport, ConsoleStore
 from ..diagnostics.network import NetworkReport, RequestFilter
+from ..diagnostics.storage_request import CookieSpec, StorageResult, check_request, cookie_spec
 from ..engines import FIREFOX, check_firefox
 from ..errors import (
     BiDiError,
     DialogBlocking,
+    EngineUnsupported,
     EvaluateDisabled,
     InvalidArgument,
     NavigationError,
@@ -63,6 +65,7 @@ from .console import receipt_line
 from .evaluate import evaluate as run_evaluate
 from .network_log import FirefoxNetworkLog
 from .screenshot import capture as capture_screenshot
+from .storage import run as run_storage
 from .values import local_value, remote_result, remote_value
 
 __all__ = [
@@ -591,6 +594,38 @@ class FirefoxPage:
             budget=budget,
         )
         return remote_result(reply)
+
+    # ---- storage (storage.py) ---------------------------------------------------------
+
+    async def storage(
+        self,
+        action: str = "get",
+        kind: str = "cookies",
+        cookie: CookieSpec | None = None,
+        *,
+        all: bool = False,
+        file: str | None = None,
+        timeout_ms: float | None = None,
+        **cookie_fields: Any,
+    ) -> StorageResult:
+        """Read or change this page's cookies, localStorage or sessionStorage, as the
+        Chromium tab's ``storage`` does; ``save_state`` and ``load_state`` are not on
+        Firefox (``EngineUnsupported``)."""
+        check_request(action, kind)
+        spec = cookie_spec(cookie, cookie_fields)
+        if action in ("save_state", "load_state"):
+            raise EngineUnsupported(
+                f"browser_storage with action={action!r}",
+                "firefox",
+                hint="storage state files are Chromium's; get and set cookies and "
+                "localStorage one by one on Firefox",
+            )
+        del file  # only the state actions take a file
+        self.check_open()
+        budget = self.session.budget(timeout_ms, "action")
+        return await run_storage(
+            self, self.session.connection, budget, action=action, kind=kind, cookie=spec, all=all
+        )
 
     # ---- snapshot -------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ import dataclasses
 import itertools
 import logging
 import time
+from collections.abc import Awaitable
 from typing import Any
 
 from ..backends.firefox import LocalFirefox
@@ -26,6 +27,12 @@ from ..cdp.protocol import Event
 from ..config import Config, load_config
 from ..diagnostics.console import ConsoleStore
 from ..diagnostics.downloads import Download, DownloadList
+from ..diagnostics.emulation_state import (
+    EmulationChange,
+    EmulationResult,
+    EmulationState,
+    emulation_change,
+)
 from ..diagnostics.network import NetworkRequest
 from ..errors import (
     BiDiError,
@@ -48,6 +55,7 @@ from ..supervisor.dialogs import ClosedBy, ClosedDialog, DialogPolicy, PendingDi
 from ..tasks import TaskOwner
 from .console import console_entry
 from .downloads import FirefoxDownloads
+from .emulation import FirefoxEmulation
 from .network_log import FirefoxNetworkLog
 from .page import FirefoxPage
 
@@ -138,6 +146,7 @@ class FirefoxSession:
             tab_of=self._tab_id_of,
             promised_size=self.network_log.promised_size,
         )
+        self.emulation = FirefoxEmulation(backend.viewport)
 
     # ---- life -----------------------------------------------------------------------
 
@@ -210,18 +219,13 @@ class FirefoxSession:
         return self._loss is not None and not self._closed
 
     async def _set_viewport(self, context: str, budget: Budget) -> None:
-        """Give a tab the configured viewport (the window's size holds Firefox's own bars
-        too), as Chromium's tabs get theirs."""
-        viewport = self.backend.viewport
-        if viewport is None:
+        """Give a tab the emulated viewport, else the configured one (the window's size
+        holds Firefox's own bars too), as Chromium's tabs get theirs."""
+        params = self.emulation.viewport(context)
+        if params is None:
             return
-        width, height = viewport
         with contextlib.suppress(BiDiError):  # a tab that closed meanwhile
-            await self.connection.send(
-                "browsingContext.setViewport",
-                {"context": context, "viewport": {"width": width, "height": height}},
-                budget=budget,
-            )
+            await self.connection.send("browsingContext.setViewport", params, budget=budget)
 
     async def close(self) -> None:
         """``browser.close`` (it ends the BiDi session too), then the process is waited
@@ -489,6 +493,28 @@ class FirefoxSession:
         """The session's downloads as last reported (no wait, no call to the browser)."""
         return self._downloads.items()
 
+    # ---- emulation (emulation.py) ----------------------------------------------------
+
+    def emulation_state(self) -> EmulationState:
+        """What this session emulates now, for every tab (never waits)."""
+        return self.emulation.state
+
+    async def emulate(
+        self,
+        change: EmulationChange | str | None = None,
+        *,
+        timeout_ms: float | None = None,
+        **settings: Any,
+    ) -> EmulationResult:
+        """Emulate a device, user agent, locale, timezone, place or offline in every tab,
+        as ``BrowserSession.emulate`` does; a setting Firefox cannot apply (mobile, touch,
+        platform, accept_language, color_scheme, reduced_motion, network and CPU
+        throttling) is refused with ``EngineUnsupported`` before anything changes."""
+        asked = emulation_change(change, settings)
+        budget = self.budget(timeout_ms, "action")
+        pages = [(page.context, page.url) for page in self.tabs]
+        return await self.emulation.change(self.connection, pages, asked, budget)
+
     # ---- events (on the reader: no awaits) --------------------------------------------
 
     def _on_event(self, event: Event) -> None:
@@ -512,6 +538,7 @@ class FirefoxSession:
             page = self._pages.get(str(params.get("context")))
             if page is not None:
                 page.saw_load_state("loading", "")
+            self._grant_place(str(params.get("url", "")))
         elif method == "browsingContext.userPromptOpened":
             self._prompt_opened(params)
         elif method == "browsingContext.userPromptClosed":
@@ -549,6 +576,16 @@ class FirefoxSession:
                 self._statuses[navigation] = (status, text)
                 while len(self._statuses) > _MAX_STATUSES:
                     self._statuses.pop(next(iter(self._statuses)))
+
+    def _grant_place(self, url: str) -> None:
+        """Let a page starting to load read the emulated position (Firefox grants per
+        origin); sent as the navigation starts, ahead of the new document's script."""
+        grant = self.emulation.grant_for(url)
+        connection = self._connection
+        if grant is None or connection is None or connection.closed:
+            return
+        send = connection.send("permissions.setPermission", grant, budget=Budget(_CLOSE_S))
+        self._tasks.spawn(_quietly(send), name="firefox geolocation grant")
 
     def _context_created(self, info: JSONObject) -> None:
         context = str(info.get("context"))
@@ -690,3 +727,8 @@ class FirefoxSession:
         page = self.page_of(context)
         if page is not None:
             self._console_store.add(page.id, console_entry(params, page.id))
+
+
+async def _quietly(work: Awaitable[Any]) -> None:
+    with contextlib.suppress(TabwardenError):
+        await work

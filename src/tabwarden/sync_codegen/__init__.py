@@ -69,7 +69,9 @@ FACADES = (
     FacadeSpec(BrowserSession, closer="close"),
     FacadeSpec(FirefoxPage, hidden=frozenset({"session", "context", "navigated", "last_view"})),
     FacadeSpec(
-        FirefoxSession, closer="close", hidden=frozenset({"config", "policy", "network_log"})
+        FirefoxSession,
+        closer="close",
+        hidden=frozenset({"config", "policy", "network_log", "emulation"}),
     ),
     FacadeSpec(SessionManager, closer="close_all"),
 )

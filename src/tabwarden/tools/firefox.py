@@ -20,7 +20,7 @@ from typing import Any
 from ..actions.receipt import Receipt
 from ..errors import EngineUnsupported, InvalidArgument
 from ..supervisor.dialogs import ClosedDialog, dialog_action
-from . import browser, files
+from . import browser, files, state
 from .catalog import TOOLS
 from .context import ToolContext
 from .spec import Params, ToolResult
@@ -132,6 +132,12 @@ async def downloads(ctx: ToolContext, p: files.DownloadsParams) -> ToolResult:
     return ToolResult(listing.text, listing.to_dict(), untrusted=True)
 
 
+async def emulate(ctx: ToolContext, p: state.EmulateParams) -> ToolResult:
+    session = await ctx.firefox(timeout_ms=p.timeout_ms)
+    result = await session.emulate(p, timeout_ms=p.timeout_ms)
+    return ToolResult(result.text, result.to_dict())
+
+
 FIREFOX_HANDLERS: dict[str, Handler] = {
     **{spec.name: spec.handler for spec in TOOLS if "firefox" in spec.engines},
     "browser_click": click,
@@ -142,6 +148,7 @@ FIREFOX_HANDLERS: dict[str, Handler] = {
     "browser_close": close,
     "browser_metrics": metrics,
     "browser_downloads": downloads,
+    "browser_emulate": emulate,
 }
 """Tool name → its handler on a Firefox session: the tool's own where it serves both
 engines (``ToolSpec.engines``), else the one here (the session's calls differ)."""

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pydantic import Field
 
 from ..diagnostics.emulation import EmulationChange
-from ..diagnostics.storage import CookieSpec, StorageAction, StorageKind
+from ..diagnostics.storage_request import CookieSpec, StorageAction, StorageKind
+from ..engines import ENGINES
 from .context import ToolContext
 from .spec import CommandLine, Params, ToolResult, ToolSpec
 
@@ -42,7 +43,7 @@ class StorageParams(CookieSpec, _StorageRequest):
 
 
 async def storage(ctx: ToolContext, p: StorageParams) -> ToolResult:
-    tab = await ctx.tab(p.tab_id)
+    tab = await ctx.page(p.tab_id)
     result = await tab.storage(p.action, p.kind, p, all=p.all, file=p.file, timeout_ms=p.timeout_ms)
     data = result.to_dict()
     return ToolResult(result.text, data, untrusted=bool(result.items))
@@ -71,6 +72,7 @@ TOOLS: list[ToolSpec] = [
         storage,
         destructive=True,
         cli=CommandLine(positional=("action",)),
+        engines=ENGINES,
     ),
     ToolSpec(
         "browser_emulate",
