@@ -83,9 +83,67 @@ async def snapshot(ctx: ToolContext, p: browser.SnapshotParams) -> ToolResult:
 
 
 async def click(ctx: ToolContext, p: browser.ClickParams) -> ToolResult:
-    _refuse_set("browser_click", p, ("button", "click_count", "modifiers"))
     page = await ctx.firefox_tab(p.tab_id)
-    return _receipt(await page.click(p.ref, timeout_ms=p.timeout_ms))
+    return _receipt(
+        await page.click(
+            p.ref,
+            button=p.button,
+            click_count=p.click_count,
+            modifiers=list(p.modifiers or ()),
+            timeout_ms=p.timeout_ms,
+        )
+    )
+
+
+async def drag(ctx: ToolContext, p: browser.DragParams) -> ToolResult:
+    page = await ctx.firefox_tab(p.tab_id)
+    return _receipt(await page.drag(p.start_ref, p.end_ref, timeout_ms=p.timeout_ms))
+
+
+async def select(ctx: ToolContext, p: browser.SelectParams) -> ToolResult:
+    page = await ctx.firefox_tab(p.tab_id)
+    return _receipt(await page.select(p.ref, p.values, timeout_ms=p.timeout_ms))
+
+
+async def check(ctx: ToolContext, p: browser.CheckParams) -> ToolResult:
+    page = await ctx.firefox_tab(p.tab_id)
+    return _receipt(await page.check(p.ref, p.checked, timeout_ms=p.timeout_ms))
+
+
+async def scroll(ctx: ToolContext, p: browser.ScrollParams) -> ToolResult:
+    page = await ctx.firefox_tab(p.tab_id)
+    direction = None if p.direction == "into_view" else p.direction
+    return _receipt(
+        await page.scroll(p.ref, direction=direction, amount=p.amount, timeout_ms=p.timeout_ms)
+    )
+
+
+async def upload_file(ctx: ToolContext, p: browser.UploadParams) -> ToolResult:
+    page = await ctx.firefox_tab(p.tab_id)
+    return _receipt(await page.upload_file(p.ref, p.paths, timeout_ms=p.timeout_ms))
+
+
+async def wait(ctx: ToolContext, p: browser.WaitParams) -> ToolResult:
+    page = await ctx.firefox_tab(p.tab_id)
+    said = await page.wait(
+        text=p.text,
+        text_gone=p.text_gone,
+        exact=p.exact,
+        ref=p.ref,
+        state=p.state,
+        load_state=p.load_state,
+        time_ms=p.time_ms,
+        timeout_ms=p.timeout_ms,
+    )
+    return ToolResult(said, {"tab_id": page.id})
+
+
+async def act_batch(ctx: ToolContext, p: browser.BatchParams) -> ToolResult:
+    page = await ctx.firefox_tab(p.tab_id)
+    receipts = await page.act_batch(p.steps, timeout_ms=p.timeout_ms)
+    text = "\n".join(f"{i + 1}. {r.text}" for i, r in enumerate(receipts))
+    data = {"steps": [r.to_dict() for r in receipts]}
+    return ToolResult(text, data, untrusted=any(r.carries_page_text for r in receipts))
 
 
 async def hover(ctx: ToolContext, p: browser.RefParams) -> ToolResult:
@@ -250,6 +308,13 @@ FIREFOX_HANDLERS: dict[str, Handler] = {
     "browser_fill": fill,
     "browser_type": type_,
     "browser_press": press,
+    "browser_select": select,
+    "browser_check": check,
+    "browser_scroll": scroll,
+    "browser_drag": drag,
+    "browser_upload_file": upload_file,
+    "browser_wait": wait,
+    "browser_act_batch": act_batch,
     "browser_dialog": dialog,
     "browser_screenshot": screenshot,
     "browser_get_text": get_text,
