@@ -299,6 +299,11 @@ async def test_click_takes_a_button_a_click_count_and_modifiers(inputs):
     await inputs.title_becomes("dblclick")
     await inputs.tab.click(clicks, button="middle")
     await inputs.title_becomes("auxclick 1")
+    await inputs.tab.click(clicks, button="right")
+    await inputs.title_becomes("auxclick 2")
+    assert await inputs.value("window.menus") == 1
+    await inputs.tab.click(clicks, modifiers=["Alt"])  # the page still takes input
+    await inputs.title_becomes("click 1 alt")
     with pytest.raises(InvalidArgument):
         await inputs.tab.click(clicks, button="fourth")
     with pytest.raises(InvalidArgument):
@@ -365,6 +370,13 @@ async def test_drag_drops_an_html5_draggable_onto_a_target(inputs):
     await inputs.title_becomes("dropped card")
 
 
+async def test_drag_of_a_plain_element_is_real_pointer_input(inputs):
+    handle, slot = await inputs.ref('button "Handle"'), await inputs.ref('button "Slot"')
+    receipt = await inputs.tab.drag(handle, slot)
+    assert receipt.detail == "", receipt.text
+    await inputs.title_becomes("pointer dropped")
+
+
 async def test_upload_sets_a_hidden_input_and_answers_a_chooser_a_button_opens(inputs, tmp_path):
     one, two = tmp_path / "one.txt", tmp_path / "two.txt"
     one.write_text("1")
@@ -373,6 +385,9 @@ async def test_upload_sets_a_hidden_input_and_answers_a_chooser_a_button_opens(i
     receipt = await inputs.tab.upload_file(hidden, [str(one)])
     assert receipt.action == "upload_file" and receipt.detail == "attached one.txt", receipt.text
     await inputs.title_becomes("attached one.txt")
+    label = await inputs.tab.upload_file(await inputs.ref('button "Upload photo"'), str(two))
+    assert label.detail == "attached two.txt", label.text
+    await inputs.title_becomes("photo two.txt")
     chooser = await inputs.tab.upload_file(
         await inputs.ref('button "Choose files"'), [str(one), str(two)]
     )
@@ -384,6 +399,8 @@ async def test_upload_sets_a_hidden_input_and_answers_a_chooser_a_button_opens(i
         await inputs.tab.upload_file(hidden, ["/etc/hostname"])
     with pytest.raises(NotActionable, match="which takes no files"):
         await inputs.tab.upload_file(await inputs.ref('combobox "Colour"'), [str(one)])
+    with pytest.raises(NotActionable, match="opened no file chooser"):
+        await inputs.tab.upload_file(await inputs.ref('button "Clicks"'), [str(one)])
 
 
 async def test_wait_for_text_a_ref_a_load_state_and_a_time(inputs):
@@ -399,6 +416,11 @@ async def test_wait_for_text_a_ref_a_load_state_and_a_time(inputs):
         await inputs.tab.wait(text="Never", timeout_ms=300)
     with pytest.raises(InvalidArgument, match="exactly one of"):
         await inputs.tab.wait(text="a", text_gone="b")
+
+
+async def test_wait_finds_text_in_an_iframe(page):
+    said = await page.tab.wait(text="Inner", timeout_ms=10_000)
+    assert said.startswith("text 'Inner' appeared after "), said
 
 
 async def test_act_batch_runs_the_steps_and_stops_at_the_first_failure(inputs):
