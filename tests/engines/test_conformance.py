@@ -399,6 +399,8 @@ async def test_upload_sets_a_hidden_input_and_answers_a_chooser_a_button_opens(i
         await inputs.tab.upload_file(hidden, ["/etc/hostname"])
     with pytest.raises(NotActionable, match="which takes no files"):
         await inputs.tab.upload_file(await inputs.ref('combobox "Colour"'), [str(one)])
+    with pytest.raises(InvalidArgument, match="takes one file, 2 were given"):
+        await inputs.tab.upload_file(await inputs.ref('button "Choose one"'), [str(one), str(two)])
     with pytest.raises(NotActionable, match="opened no file chooser"):
         await inputs.tab.upload_file(await inputs.ref('button "Clicks"'), [str(one)])
 
