@@ -51,9 +51,7 @@ class _NoSession:
         raise AssertionError(f"the refused call reached its session ({name})")
 
 
-@pytest.mark.parametrize(
-    "name", ["select", "check", "scroll", "drag", "upload_file", "terminate_script", "cdp"]
-)
+@pytest.mark.parametrize("name", ["terminate_script", "cdp", "trace_start"])
 async def test_a_tab_call_firefox_does_not_do_raises_engine_unsupported(name):
     page = FirefoxPage(_NoSession(), "t1", "context", "about:blank")  # type: ignore[arg-type]
     with pytest.raises(EngineUnsupported) as caught:

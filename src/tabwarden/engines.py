@@ -67,17 +67,19 @@ FIREFOX: dict[str, FirefoxSupport] = {
     ),
     "browser_click": _on(
         "FirefoxPage.click",
-        "a left single click (button, click_count, modifiers refused); the receipt names "
-        "no requests or text changes outside the view (firefox/acting.py)",
+        "any button, click_count, modifiers held; the receipt names no requests or text "
+        "changes outside the view (firefox/acting.py)",
     ),
     "browser_fill": _on("FirefoxPage.fill", "text fields and editable elements"),
     "browser_type": _on("FirefoxPage.type"),
     "browser_press": _on("FirefoxPage.press"),
     "browser_hover": _on("FirefoxPage.hover"),
-    "browser_select": _not(_NOT_YET),
-    "browser_check": _not(_NOT_YET),
-    "browser_scroll": _not(_NOT_YET),
-    "browser_wait": _not(_NOT_YET),
+    "browser_select": _on("FirefoxPage.select"),
+    "browser_check": _on("FirefoxPage.check"),
+    "browser_scroll": _on("FirefoxPage.scroll", "the mouse wheel (input.performActions)"),
+    "browser_wait": _on(
+        "FirefoxPage.wait", "load_state networkidle waits as load: BiDi has no network-idle signal"
+    ),
     "browser_back": _on("FirefoxPage.back"),
     "browser_terminate_script": _not(
         "BiDi has no way to stop a running script; closing the tab ends it (docs/firefox.md)"
@@ -90,8 +92,12 @@ FIREFOX: dict[str, FirefoxSupport] = {
     ),
     "browser_get_text": _on("FirefoxPage.get_text"),
     "browser_tabs": _on("FirefoxSession.tabs"),
-    "browser_drag": _not(_NOT_YET),
-    "browser_act_batch": _not(_NOT_YET),
+    "browser_drag": _on(
+        "FirefoxPage.drag",
+        "HTML5 drag and drop by drag events dispatched in the page (Firefox does not drop a "
+        "synthesized drag); both elements in one frame",
+    ),
+    "browser_act_batch": _on("FirefoxPage.act_batch"),
     "browser_switch_tab": _on("FirefoxSession.switch_tab"),
     "browser_close_tab": _on("FirefoxPage.close"),
     "browser_forward": _on("FirefoxPage.forward"),
@@ -109,7 +115,11 @@ FIREFOX: dict[str, FirefoxSupport] = {
     "browser_cdp": _not("CDP is Chromium's protocol"),
     "browser_metrics": _on("FirefoxSession.metrics", "evaluations and call counts"),
     "browser_attach": _not("attaching takes a CDP endpoint"),
-    "browser_upload_file": _not(_NOT_YET),
+    "browser_upload_file": _on(
+        "FirefoxPage.upload_file",
+        "file inputs (hidden too) and file choosers a click opens (input.setFiles); no drop "
+        "zones (BiDi cannot read drop listeners)",
+    ),
     "browser_console": _on("FirefoxPage.console", "no browser notices (BiDi sends none)"),
     "browser_network": _on(
         "FirefoxPage.network",

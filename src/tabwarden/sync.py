@@ -1069,6 +1069,16 @@ class FirefoxPage(Facade[AsyncFirefoxPage]):
     def url(self) -> str:
         return unwrap(self).url
 
+    def act_batch(
+        self,
+        steps: list[dict[str, Any]],
+        *,
+        timeout_ms: float | None = None,
+    ) -> list[Receipt]:
+        """Run several actions in order; stops at the first failure, raising
+        ``BatchError`` with the receipts of the steps that ran (as on Chromium)."""
+        return run(unwrap(self).act_batch(steps, timeout_ms=timeout_ms))
+
     def back(
         self,
         *,
@@ -1078,9 +1088,31 @@ class FirefoxPage(Facade[AsyncFirefoxPage]):
         """Go one entry back in the tab's history and wait for ``wait_until``."""
         return run(unwrap(self).back(wait_until=wait_until, timeout_ms=timeout_ms))
 
-    def click(self, ref: str, *, timeout_ms: float | None = None) -> Receipt:
-        """Click the element ``ref`` names at its centre."""
-        return run(unwrap(self).click(ref, timeout_ms=timeout_ms))
+    def check(self, ref: str, checked: bool = True, *, timeout_ms: float | None = None) -> Receipt:
+        """Check (or with ``checked=False`` uncheck) a checkbox, radio or switch by
+        clicking it."""
+        return run(unwrap(self).check(ref, checked, timeout_ms=timeout_ms))
+
+    def click(
+        self,
+        ref: str,
+        *,
+        button: str = "left",
+        click_count: int = 1,
+        modifiers: list[str] | None = None,
+        timeout_ms: float | None = None,
+    ) -> Receipt:
+        """Click the element ``ref`` names at its centre: ``button`` left, middle or
+        right, ``click_count`` 2 for a double click, ``modifiers`` (Shift, Control, Alt,
+        Meta) held (firefox/pointer.py)."""
+        coroutine = unwrap(self).click(
+            ref,
+            button=button,
+            click_count=click_count,
+            modifiers=modifiers,
+            timeout_ms=timeout_ms,
+        )
+        return run(coroutine)
 
     def close(self, *, timeout_ms: float | None = None) -> None:
         run(unwrap(self).close(timeout_ms=timeout_ms))
@@ -1117,6 +1149,10 @@ class FirefoxPage(Facade[AsyncFirefoxPage]):
         """Answer the pending dialog (``accept`` or ``dismiss``; ``prompt_text`` for a
         prompt), as the Chromium tab's ``dialog``."""
         return run(unwrap(self).dialog(action, prompt_text=prompt_text, timeout_ms=timeout_ms))
+
+    def drag(self, start_ref: str, end_ref: str, *, timeout_ms: float | None = None) -> Receipt:
+        """Drag one element onto another (HTML5 drag and drop too; firefox/pointer.py)."""
+        return run(unwrap(self).drag(start_ref, end_ref, timeout_ms=timeout_ms))
 
     def evaluate(
         self,
@@ -1289,6 +1325,35 @@ class FirefoxPage(Facade[AsyncFirefoxPage]):
         )
         return run(coroutine)
 
+    def scroll(
+        self,
+        ref: str | None = None,
+        *,
+        direction: str | None = "down",
+        amount: float | None = None,
+        timeout_ms: float | None = None,
+    ) -> Receipt:
+        """Scroll the page or an element (``direction`` up/down/left/right, ``amount`` in
+        CSS px, default most of a screen); ``direction=None`` with a ref scrolls it into
+        view."""
+        coroutine = unwrap(self).scroll(
+            ref,
+            direction=direction,
+            amount=amount,
+            timeout_ms=timeout_ms,
+        )
+        return run(coroutine)
+
+    def select(
+        self,
+        ref: str,
+        values: list[str] | str,
+        *,
+        timeout_ms: float | None = None,
+    ) -> Receipt:
+        """Choose options of a <select> by value or label (several for a multiple one)."""
+        return run(unwrap(self).select(ref, values, timeout_ms=timeout_ms))
+
     def snapshot(
         self,
         *,
@@ -1356,6 +1421,44 @@ class FirefoxPage(Facade[AsyncFirefoxPage]):
             ref=ref,
             delay_ms=delay_ms,
             submit=submit,
+            timeout_ms=timeout_ms,
+        )
+        return run(coroutine)
+
+    def upload_file(
+        self,
+        ref: str,
+        paths: list[str] | str,
+        *,
+        timeout_ms: float | None = None,
+    ) -> Receipt:
+        """Give files to a file input (hidden ones too; an empty list clears it) or to the
+        file chooser a label or button opens when clicked (firefox/upload.py). Files
+        come only from the workspace or ``files.upload_dirs``, as on Chromium."""
+        return run(unwrap(self).upload_file(ref, paths, timeout_ms=timeout_ms))
+
+    def wait(
+        self,
+        *,
+        text: str | None = None,
+        text_gone: str | None = None,
+        exact: bool = False,
+        ref: str | None = None,
+        state: str = "visible",
+        load_state: str | None = None,
+        time_ms: float | None = None,
+        timeout_ms: float | None = None,
+    ) -> str:
+        """Wait until text appears or goes, a ref is visible or hidden, the page reaches a
+        load state, or for ``time_ms``, as on Chromium; returns what was waited for."""
+        coroutine = unwrap(self).wait(
+            text=text,
+            text_gone=text_gone,
+            exact=exact,
+            ref=ref,
+            state=state,
+            load_state=load_state,
+            time_ms=time_ms,
             timeout_ms=timeout_ms,
         )
         return run(coroutine)

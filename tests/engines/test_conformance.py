@@ -18,8 +18,17 @@ from typing import Any
 import pytest
 
 import tabwarden
+from tabwarden.actions.batch import BatchError
 from tabwarden.budget import Budget
-from tabwarden.errors import DeadlineExceeded, InvalidArgument, StaleRefError, UnknownRef
+from tabwarden.errors import (
+    ActionError,
+    DeadlineExceeded,
+    InvalidArgument,
+    NotActionable,
+    PathNotAllowed,
+    StaleRefError,
+    UnknownRef,
+)
 from tabwarden.safety.paths import WorkspacePaths
 from tests.conftest import browser_processes
 
@@ -698,3 +707,171 @@ async def test_a_site_loaded_after_the_emulation_reads_the_emulated_geolocation(
         assert position == [35.6586, 139.7454]
     finally:
         await driver.session.emulate(reset=True)
+
+
+@pytest.fixture
+async def inputs(driver: Driver, server) -> Driver:
+    result = await driver.tab.navigate(server.url("/engines_input.html"))
+    assert result.ok
+    return driver
+
+
+async def test_click_takes_a_button_a_click_count_and_modifiers(inputs):
+    clicks = await inputs.ref('button "Clicks"')
+    await inputs.tab.click(clicks, modifiers=["Shift", "ctrl"])
+    await inputs.title_becomes("click 1 shift control")
+    double = await inputs.tab.click(clicks, click_count=2)
+    assert double.detail == "2 clicks", double.text
+    await inputs.title_becomes("dblclick")
+    await inputs.tab.click(clicks, button="middle")
+    await inputs.title_becomes("auxclick 1")
+    await inputs.tab.click(clicks, button="right")
+    await inputs.title_becomes("auxclick 2")
+    assert await inputs.value("window.menus") == 1
+    await inputs.tab.click(clicks, modifiers=["Alt"])  # the page still takes input
+    await inputs.title_becomes("click 1 alt")
+    with pytest.raises(InvalidArgument):
+        await inputs.tab.click(clicks, button="fourth")
+    with pytest.raises(InvalidArgument):
+        await inputs.tab.click(clicks, modifiers=["Hyper"])
+
+
+async def test_select_chooses_options_by_value_or_label(inputs):
+    colour = await inputs.ref('combobox "Colour"')
+    receipt = await inputs.tab.select(colour, ["g"])
+    assert receipt.action == "select" and receipt.detail == 'selected "Green" (value "g")'
+    await inputs.title_becomes("colour g")
+    await inputs.tab.select(colour, "Blue")
+    await inputs.title_becomes("colour b")
+    sizes = await inputs.ref('listbox "Sizes"')
+    several = await inputs.tab.select(sizes, ["S", "L"])
+    assert several.detail == 'selected "S", "L"', several.text
+    picked = "[...document.getElementById('sizes').selectedOptions].map(o => o.value)"
+    assert await inputs.value(picked) == ["S", "L"]
+    with pytest.raises(InvalidArgument, match="no option 'Purple'"):
+        await inputs.tab.select(colour, ["Purple"])
+    with pytest.raises(NotActionable, match="not a <select>"):
+        await inputs.tab.select(await inputs.ref('button "Clicks"'), ["x"])
+
+
+async def test_check_clicks_only_when_the_state_differs_and_verifies_it(inputs):
+    agree = await inputs.ref('checkbox "Agree"')
+    first = await inputs.tab.check(agree)
+    assert first.detail == "checked", first.text
+    assert await inputs.value("document.getElementById('agree').checked") is True
+    again = await inputs.tab.check(agree)
+    assert again.detail == "already checked", again.text
+    off = await inputs.tab.check(agree, False)
+    assert off.detail == "unchecked"
+    switch = await inputs.ref('checkbox "Switch"')
+    assert (await inputs.tab.check(switch)).detail == "checked"
+    with pytest.raises(ActionError, match="did not check"):
+        await inputs.tab.check(await inputs.ref('checkbox "Stuck"'))
+    with pytest.raises(NotActionable, match="not a checkbox"):
+        await inputs.tab.check(await inputs.ref('button "Clicks"'))
+
+
+async def test_scroll_moves_the_page_an_element_or_brings_a_ref_into_view(inputs):
+    page = await inputs.tab.scroll(direction="down", amount=400)
+    assert page.detail.startswith("scrolled down to x=0, y="), page.text
+    await _becomes(inputs, "scrollY > 0")
+    box = await inputs.ref('textbox "Notes"')
+    inner = await inputs.tab.scroll(box, direction="down", amount=200)
+    assert inner.detail.startswith("scrolled down to"), inner.text
+    assert await inputs.value("document.getElementById('notes').scrollTop") > 0
+    await inputs.tab.scroll(direction="up", amount=5000)
+    await _becomes(inputs, "scrollY === 0")
+    into = await inputs.tab.scroll(box, direction=None)
+    assert into.detail == "scrolled into view"
+    with pytest.raises(InvalidArgument):
+        await inputs.tab.scroll(direction="sideways")
+
+
+async def test_drag_drops_an_html5_draggable_onto_a_target(inputs):
+    receipt = await inputs.tab.drag(
+        await inputs.ref('button "Card"'), await inputs.ref('button "Bin"')
+    )
+    assert receipt.action == "drag" and receipt.detail == "HTML5 drag and drop", receipt.text
+    assert "→" in (receipt.target or "")
+    await inputs.title_becomes("dropped card")
+
+
+async def test_drag_of_a_plain_element_is_real_pointer_input(inputs):
+    handle, slot = await inputs.ref('button "Handle"'), await inputs.ref('button "Slot"')
+    receipt = await inputs.tab.drag(handle, slot)
+    assert receipt.detail == "", receipt.text
+    await inputs.title_becomes("pointer dropped")
+
+
+async def test_upload_sets_a_hidden_input_and_answers_a_chooser_a_button_opens(inputs, tmp_path):
+    one, two = tmp_path / "one.txt", tmp_path / "two.txt"
+    one.write_text("1")
+    two.write_text("2")
+    hidden = await inputs.ref("Attachment")
+    receipt = await inputs.tab.upload_file(hidden, [str(one)])
+    assert receipt.action == "upload_file" and receipt.detail == "attached one.txt", receipt.text
+    await inputs.title_becomes("attached one.txt")
+    label = await inputs.tab.upload_file(await inputs.ref('button "Upload photo"'), str(two))
+    assert label.detail == "attached two.txt", label.text
+    await inputs.title_becomes("photo two.txt")
+    chooser = await inputs.tab.upload_file(
+        await inputs.ref('button "Choose files"'), [str(one), str(two)]
+    )
+    assert chooser.detail.startswith("attached one.txt, two.txt through the file chooser"), (
+        chooser.text
+    )
+    await inputs.title_becomes("chose one.txt, two.txt")
+    with pytest.raises(PathNotAllowed):
+        await inputs.tab.upload_file(hidden, ["/etc/hostname"])
+    with pytest.raises(NotActionable, match="which takes no files"):
+        await inputs.tab.upload_file(await inputs.ref('combobox "Colour"'), [str(one)])
+    with pytest.raises(InvalidArgument, match="takes one file, 2 were given"):
+        await inputs.tab.upload_file(await inputs.ref('button "Choose one"'), [str(one), str(two)])
+    with pytest.raises(NotActionable, match="opened no file chooser"):
+        await inputs.tab.upload_file(await inputs.ref('button "Clicks"'), [str(one)])
+
+
+async def test_wait_for_text_a_ref_a_load_state_and_a_time(inputs):
+    going = await inputs.ref('button "Going"')
+    await inputs.tab.click(await inputs.ref('button "Later"'))
+    said = await inputs.tab.wait(text="ready NOW", timeout_ms=10_000)
+    assert said.startswith("text 'ready NOW' appeared after "), said
+    assert (await inputs.tab.wait(ref=going, state="hidden")).startswith(f"{going} became hidden")
+    assert (await inputs.tab.wait(text_gone="Going")).startswith("text 'Going' disappeared")
+    assert (await inputs.tab.wait(load_state="load")).startswith("the page reached load")
+    assert await inputs.tab.wait(time_ms=50) == "waited 50 ms"
+    with pytest.raises(DeadlineExceeded, match="waited 300 ms for text 'Never' to appear"):
+        await inputs.tab.wait(text="Never", timeout_ms=300)
+    with pytest.raises(InvalidArgument, match="exactly one of"):
+        await inputs.tab.wait(text="a", text_gone="b")
+
+
+async def test_wait_finds_text_in_an_iframe(page):
+    said = await page.tab.wait(text="Inner", timeout_ms=10_000)
+    assert said.startswith("text 'Inner' appeared after "), said
+
+
+async def test_act_batch_runs_the_steps_and_stops_at_the_first_failure(inputs):
+    agree = await inputs.ref('checkbox "Agree"')
+    colour = await inputs.ref('combobox "Colour"')
+    receipts = await inputs.tab.act_batch(
+        [{"action": "check", "ref": agree}, {"action": "select", "ref": colour, "values": ["r"]}]
+    )
+    assert [r.action for r in receipts] == ["check", "select"]
+    with pytest.raises(BatchError) as caught:
+        await inputs.tab.act_batch(
+            [
+                {"action": "uncheck", "ref": agree},
+                {"action": "select", "ref": colour, "values": ["x"]},
+            ]
+        )
+    assert caught.value.step == 1 and [r.detail for r in caught.value.receipts] == ["unchecked"]
+    with pytest.raises(InvalidArgument):
+        await inputs.tab.act_batch([{"action": "fly"}])
+
+
+async def _becomes(driver: Driver, expression: str) -> None:
+    budget = Budget(10)
+    while await driver.value(expression) is not True:
+        assert not budget.expired, f"{expression} never held"
+        await budget.sleep(0.05)

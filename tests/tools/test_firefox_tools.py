@@ -78,11 +78,51 @@ async def test_a_tool_or_parameter_firefox_does_not_do_is_refused(ctx, server):
     await call_tool(ctx, "browser_navigate", {"url": server.url("/engines.html")})
     with pytest.raises(EngineUnsupported):
         await call_tool(ctx, "browser_cdp", {"method": "Browser.getVersion"})
-    snap = await call_tool(ctx, "browser_snapshot", {})
-    ref = re.search(r'button "Confirm" \[ref=(e\d+)\]', snap.final_text()).group(1)
-    with pytest.raises(EngineUnsupported) as caught:
-        await call_tool(ctx, "browser_click", {"ref": ref, "button": "right"})
-    assert "button='right'" in str(caught.value)
+    with pytest.raises(EngineUnsupported) as caught:  # a parameter it cannot honour
+        await call_tool(ctx, "browser_storage", {"action": "save_state", "file": "state.json"})
+    assert "save_state" in str(caught.value)
+
+
+@pytest.mark.browser
+async def test_input_tools_select_check_scroll_upload_wait_and_batch(ctx, server, tmp_path):
+    await call_tool(ctx, "browser_navigate", {"url": server.url("/engines_input.html")})
+    text = (await call_tool(ctx, "browser_snapshot", {})).final_text()
+
+    def ref(pattern: str) -> str:
+        return re.search(pattern + r".*?\[ref=(e\d+)\]", text).group(1)
+
+    chosen = await call_tool(
+        ctx, "browser_select", {"ref": ref('combobox "Colour"'), "values": ["g"]}
+    )
+    assert (
+        chosen.data["action"] == "select"
+        and chosen.data["detail"] == 'selected "Green" (value "g")'
+    )
+    checked = await call_tool(ctx, "browser_check", {"ref": ref('checkbox "Agree"')})
+    assert checked.data["detail"] == "checked"
+    clicked = await call_tool(
+        ctx, "browser_click", {"ref": ref('button "Clicks"'), "click_count": 2}
+    )
+    assert clicked.data["detail"] == "2 clicks"
+    scrolled = await call_tool(
+        ctx, "browser_scroll", {"ref": ref("Notes"), "direction": "into_view"}
+    )
+    assert scrolled.data["detail"] == "scrolled into view"
+    upload = tmp_path / "tool.txt"
+    upload.write_text("x")
+    (await ctx.firefox()).config.files.upload_dirs = [tmp_path]  # read at each call
+    attached = await call_tool(
+        ctx, "browser_upload_file", {"ref": ref('filechooser "Attachment"'), "paths": [str(upload)]}
+    )
+    assert attached.data["detail"] == "attached tool.txt"
+    waited = await call_tool(ctx, "browser_wait", {"text": "bottom", "timeout_ms": 10_000})
+    assert waited.final_text().startswith("text 'bottom' appeared after ")
+    batch = await call_tool(
+        ctx,
+        "browser_act_batch",
+        {"steps": [{"action": "uncheck", "ref": ref('checkbox "Agree"')}]},
+    )
+    assert [step["detail"] for step in batch.data["steps"]] == ["unchecked"]
 
 
 @pytest.mark.browser

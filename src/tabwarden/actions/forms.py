@@ -18,10 +18,17 @@ if TYPE_CHECKING:
     from ..page import Page
 
 __all__ = [
+    "CHECKED_JS",
+    "SCROLL_POSITION_JS",
+    "SELECT_JS",
     "ChosenOption",
     "check_state",
+    "checkable_state",
+    "chosen_options",
     "fill",
     "focus",
+    "not_changed",
+    "option_values",
     "page_text",
     "press",
     "scroll_position",
@@ -116,7 +123,7 @@ _FOCUS = (
     + "\n}"
 )
 
-_SELECT = """function(values) {
+SELECT_JS = """function(values) {
   if (this.tagName !== 'SELECT') return {error: 'not-select'};
   if (this.disabled) return {error: 'disabled'};
   const options = [...this.options];
@@ -138,7 +145,7 @@ _SELECT = """function(values) {
     label: o.label.trim(), value: o.value, byValue: byValue.has(o)}))};
 }"""
 
-_CHECKED = """function() {
+CHECKED_JS = """function() {
   if (this.tagName === 'INPUT' && ['checkbox', 'radio'].includes(this.type))
     return this.indeterminate ? 'mixed' : this.checked;
   const aria = this.getAttribute('aria-checked');
@@ -153,7 +160,7 @@ _TEXT = """function(limit) {
   return {text: text.slice(0, limit), total: text.length};
 }"""
 
-_SCROLL_POSITION = """function() {
+SCROLL_POSITION_JS = """function() {
   if (this.nodeType === 9 || this === document.scrollingElement || this === document.body)
     return {x: scrollX, y: scrollY, maxX: document.documentElement.scrollWidth - innerWidth,
             maxY: document.documentElement.scrollHeight - innerHeight};
@@ -293,6 +300,13 @@ class ChosenOption:
 
 
 async def select_options(element: Element, values: list[str], budget: Budget) -> list[ChosenOption]:
+    values = option_values(values)
+    result = await call_on(element.session, element.object_id, SELECT_JS, budget, values)
+    return chosen_options(element.label, element.ref or "", values, result)
+
+
+def option_values(values: list[str] | str) -> list[str]:
+    """The values a select call names (one text alone is a list of one)."""
     if isinstance(values, str):
         values = [values]
     if not values or not all(isinstance(v, str) for v in values):
@@ -300,25 +314,30 @@ async def select_options(element: Element, values: list[str], budget: Budget) ->
             "values must be a non-empty list of option values or labels",
             hint='e.g. values=["green"] or values=["Red", "Blue"] for a multiple select',
         )
-    result = await call_on(element.session, element.object_id, _SELECT, budget, values)
+    return values
+
+
+def chosen_options(
+    label: str, ref: str, values: list[str], result: dict[str, Any]
+) -> list[ChosenOption]:
+    """The options ``SELECT_JS`` chose on the element ``label`` names, or the error it
+    reported (any engine runs the same script)."""
     if result.get("error") == "not-select":
         raise NotActionable(
-            f"{element.label} is not a <select>",
-            ref=element.ref or "",
+            f"{label} is not a <select>",
+            ref=ref,
             reason="not-select",
             hint="for a custom list, click it open and click the option's ref",
         )
     if result.get("error") == "disabled":
-        raise NotActionable(
-            f"{element.label} is disabled", ref=element.ref or "", reason="disabled"
-        )
+        raise NotActionable(f"{label} is disabled", ref=ref, reason="disabled")
     if result.get("error") == "single":
         raise InvalidArgument(
-            f"{element.label} takes one option, {len(values)} were given", hint="pass one value"
+            f"{label} takes one option, {len(values)} were given", hint="pass one value"
         )
     if "missing" in result:
         raise InvalidArgument(
-            f"{element.label} has no option {', '.join(map(repr, result['missing']))}",
+            f"{label} has no option {', '.join(map(repr, result['missing']))}",
             hint="choose from: " + ", ".join(map(repr, result["available"])),
         )
     return [ChosenOption(o["label"], o["value"], o["byValue"]) for o in result["selected"]]
@@ -329,16 +348,21 @@ def _quoted(text: str, limit: int = 80) -> str:
 
 
 async def check_state(element: Element, budget: Budget) -> bool | str:
-    state = await call_on(element.session, element.object_id, _CHECKED, budget)
-    if state is None:
+    state = await call_on(element.session, element.object_id, CHECKED_JS, budget)
+    return checkable_state(element.label, element.ref or "", state)
+
+
+def checkable_state(label: str, ref: str, state: object) -> bool | str:
+    """What ``CHECKED_JS`` read: checked (True/False) or "mixed"; ``NotActionable`` for
+    an element that is no checkbox, radio or switch."""
+    if not isinstance(state, (bool, str)):
         raise NotActionable(
-            f"{element.label} is not a checkbox, radio or switch",
-            ref=element.ref or "",
+            f"{label} is not a checkbox, radio or switch",
+            ref=ref,
             reason="not-checkable",
             hint="click it instead",
         )
-    result: bool | str = state
-    return result
+    return state
 
 
 async def page_text(
@@ -349,7 +373,7 @@ async def page_text(
 
 
 async def scroll_position(session: CDPSession, object_id: str, budget: Budget) -> dict[str, Any]:
-    position: dict[str, Any] = await call_on(session, object_id, _SCROLL_POSITION, budget)
+    position: dict[str, Any] = await call_on(session, object_id, SCROLL_POSITION_JS, budget)
     return position
 
 
@@ -369,8 +393,13 @@ def _not_editable_hint(what: str) -> str:
 
 
 def unchanged(element: Element, desired: bool) -> ActionError:
+    return not_changed(element.label, desired)
+
+
+def not_changed(label: str, desired: bool) -> ActionError:
+    """A click on a checkbox left it as it was."""
     word = "check" if desired else "uncheck"
     return ActionError(
-        f"clicking {element.label} did not {word} it",
+        f"clicking {label} did not {word} it",
         hint="the page may handle it differently: take a snapshot and look for the real control",
     )

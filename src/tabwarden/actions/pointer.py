@@ -27,19 +27,22 @@ if TYPE_CHECKING:
     from ..page import Page
 
 __all__ = [
+    "BUTTONS",
     "Point",
     "actionable_point",
+    "check_click",
     "click",
     "drag",
     "frame_offset",
     "hover",
     "locate",
     "modifier_bits",
+    "modifier_names",
     "visible",
     "wheel",
 ]
 
-_BUTTONS = {"left": 1, "right": 2, "middle": 4}
+BUTTONS = {"left": 1, "right": 2, "middle": 4}
 _STABLE_TRIES = 20
 
 _NEXT_FRAME = """function() {
@@ -168,6 +171,14 @@ class Point:
 
 def modifier_bits(modifiers: list[str] | tuple[str, ...] | None) -> int:
     bits = 0
+    for name in modifier_names(modifiers):
+        bits |= MODIFIER_BITS[name]
+    return bits
+
+
+def modifier_names(modifiers: list[str] | tuple[str, ...] | None) -> list[str]:
+    """The modifier keys named (``ctrl``, ``cmd``… allowed) as Alt, Control, Meta, Shift."""
+    names = []
     for name in modifiers or ():
         canonical = {"ctrl": "Control", "cmd": "Meta", "command": "Meta", "option": "Alt"}.get(
             name.lower(), name.capitalize() if name.islower() else name
@@ -176,8 +187,18 @@ def modifier_bits(modifiers: list[str] | tuple[str, ...] | None) -> int:
             raise InvalidArgument(
                 f"{name!r} is not a modifier key", hint="use Alt, Control, Meta or Shift"
             )
-        bits |= MODIFIER_BITS[canonical]
-    return bits
+        names.append(canonical)
+    return names
+
+
+def check_click(button: str, click_count: int) -> None:
+    """``InvalidArgument`` for a button or a click count a click does not take."""
+    if button not in BUTTONS:
+        raise InvalidArgument(
+            f"button={button!r} is not a mouse button", hint="left, right, middle"
+        )
+    if not 1 <= click_count <= 3:
+        raise InvalidArgument(f"click_count={click_count} is out of range", hint="use 1, 2 or 3")
 
 
 @dataclass(frozen=True, slots=True)
@@ -368,20 +389,13 @@ async def click(
     click_count: int = 1,
     modifiers: int = 0,
 ) -> None:
-    if button not in _BUTTONS:
-        raise InvalidArgument(
-            f"button={button!r} is not a mouse button", hint="left, right, middle"
-        )
-    if not 1 <= click_count <= 3:
-        raise InvalidArgument(f"click_count={click_count} is out of range", hint="use 1, 2 or 3")
+    check_click(button, click_count)
     # Sent at once, answered in order: the renderer dispatches the move (which would
     # otherwise wait for the next frame) before the press that follows it.
     events = [_mouse(tab, "mouseMoved", point, budget, modifiers=modifiers)]
     for count in range(1, click_count + 1):
         common = {"button": button, "clickCount": count, "modifiers": modifiers}
-        events.append(
-            _mouse(tab, "mousePressed", point, budget, buttons=_BUTTONS[button], **common)
-        )
+        events.append(_mouse(tab, "mousePressed", point, budget, buttons=BUTTONS[button], **common))
         events.append(_mouse(tab, "mouseReleased", point, budget, buttons=0, **common))
     await _in_order(events)
 

@@ -50,7 +50,15 @@ if TYPE_CHECKING:
     from ..page import Page
     from ..safety.paths import WorkspacePaths
 
-__all__ = ["upload_files"]
+__all__ = [
+    "INPUT_INFO_JS",
+    "WHAT_IT_IS_JS",
+    "WHAT_TO_USE",
+    "attached",
+    "input_words",
+    "readable_files",
+    "upload_files",
+]
 
 _CHOOSER_WAIT_S = 2.0
 """How long a click may take to open its file chooser. Script opens one while handling
@@ -60,12 +68,12 @@ _DROP_WAIT_S = 2.0
 """How long the page may take to see a dispatched drag event."""
 _DRAG_OPERATIONS = 1 | 2 | 16
 """Copy, link and move (``Input.DragData.dragOperationsMask``): the page picks."""
-_WHAT_TO_USE = (
+WHAT_TO_USE = (
     "upload_file takes a filechooser of the snapshot ([hidden] ones too), a button that "
     "opens a file chooser, or a dropzone: take a snapshot and use one of those refs"
 )
 
-_WHAT_IT_IS = """function() {
+WHAT_IT_IS_JS = """function() {
   // The file input this element is (or is a label of); else what form field it is, when
   // it is one that opens no chooser; else null.
   const tag = this.tagName;
@@ -77,7 +85,7 @@ _WHAT_IT_IS = """function() {
   return null;
 }"""
 
-_INPUT_INFO = """function() {
+INPUT_INFO_JS = """function() {
   const text = (s) => (s || '').replace(/\\s+/g, ' ').trim();
   const root = this.getRootNode();
   let name = text(this.getAttribute('aria-label'));
@@ -145,7 +153,7 @@ async def upload_files(
 ) -> tuple[str, str]:
     """Give ``paths`` to the file input, chooser opener or drop zone ``target`` names.
     Returns how the receipt names the target and what was done."""
-    files = _readable(paths, workspace)
+    files = readable_files(paths, workspace)
     element = await resolve(tab, target, budget)
     input_id, field = await _what_it_is(element, budget)
     if input_id is not None:
@@ -159,12 +167,12 @@ async def upload_files(
             f"{element.label} is a {field}, which takes no files",
             ref=element.ref or "",
             reason="not-file-input",
-            hint=_WHAT_TO_USE,
+            hint=WHAT_TO_USE,
         )
     return element.label, await _through_chooser(tab, element, files, budget)
 
 
-def _readable(paths: Sequence[str], workspace: WorkspacePaths) -> list[str]:
+def readable_files(paths: Sequence[str], workspace: WorkspacePaths) -> list[str]:
     """Each path resolved (symlinks followed, no '..' escape) inside the workspace or a
     folder allowed for uploads (``PathNotAllowed``), and readable."""
     if isinstance(paths, str):
@@ -185,7 +193,7 @@ async def _what_it_is(element: Element, budget: Budget) -> tuple[str | None, str
         "Runtime.callFunctionOn",
         {
             "objectId": element.object_id,
-            "functionDeclaration": _WHAT_IT_IS,
+            "functionDeclaration": WHAT_IT_IS_JS,
             "objectGroup": element.object_group,
         },
         budget=budget,
@@ -199,7 +207,7 @@ async def _what_it_is(element: Element, budget: Budget) -> tuple[str | None, str
 async def _set_input(element: Element, input_id: str, files: list[str], budget: Budget) -> str:
     session = element.session
     info, described = await asyncio.gather(
-        call_on(session, input_id, _INPUT_INFO, budget),
+        call_on(session, input_id, INPUT_INFO_JS, budget),
         session.send("DOM.describeNode", {"objectId": input_id}, budget=budget),
     )
     if info["disabled"]:
@@ -213,7 +221,7 @@ async def _set_input(element: Element, input_id: str, files: list[str], budget: 
     await _set(session, int(described["node"]["backendNodeId"]), files, budget)
     if not files:
         return "cleared its files"
-    return _attached(files, info["accept"], "")
+    return attached(files, info["accept"], "")
 
 
 async def _through_chooser(tab: Page, element: Element, files: list[str], budget: Budget) -> str:
@@ -247,7 +255,7 @@ async def _through_chooser(tab: Page, element: Element, files: list[str], budget
     frame_id = str(event.params.get("frameId", ""))
     info = await _describe_input(tab, element, frame_id, node, budget)
     await _set(session, int(node), files, budget)
-    return _attached(files, info.get("accept", ""), _input_words(info))
+    return attached(files, info.get("accept", ""), input_words(info))
 
 
 async def _chooser_opened(opened: EventQueue, element: Element, budget: Budget) -> Event:
@@ -263,7 +271,7 @@ async def _chooser_opened(opened: EventQueue, element: Element, budget: Budget) 
             "(the click itself went through)",
             ref=element.ref or "",
             reason="no-file-chooser",
-            hint=_WHAT_TO_USE,
+            hint=WHAT_TO_USE,
         ) from None
     return event
 
@@ -296,7 +304,7 @@ async def _describe_input(
             budget=budget,
         )
         info: dict[str, Any] = await call_on(
-            session, resolved["object"]["objectId"], _INPUT_INFO, budget
+            session, resolved["object"]["objectId"], INPUT_INFO_JS, budget
         )
     except CDPError:
         return {}
@@ -346,7 +354,7 @@ async def _drop(tab: Page, element: Element, files: list[str], budget: Budget) -
                 "them over it)",
                 ref=element.ref or "",
                 reason="no-drop",
-                hint=_WHAT_TO_USE,
+                hint=WHAT_TO_USE,
             )
         await drag("drop")
         if await _seen(element, "drop", budget) is None:
@@ -382,7 +390,7 @@ def _check_count(element: Element, files: list[str], *, multiple: bool) -> None:
         )
 
 
-def _attached(files: list[str], accept: str, through: str) -> str:
+def attached(files: list[str], accept: str, through: str) -> str:
     """``attached a.pdf, b.png`` [``through the file chooser it opened``] with notes: the
     input it opened, and files its ``accept`` does not ask for."""
     names = [Path(f).name for f in files]
@@ -419,7 +427,7 @@ def _matches(name: str, mime: str, token: str) -> bool:
     return mime == token
 
 
-def _input_words(info: dict[str, Any]) -> str:
+def input_words(info: dict[str, Any]) -> str:
     """How a receipt names the input a chooser was for: ``file input "CV"``."""
     if not info:
         return "a file input"

@@ -11,10 +11,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from ..budget import Budget
-from ..errors import CDPError, CDPTimeout, DeadlineExceeded, InvalidArgument, StaleRefError
+from ..errors import (
+    BiDiTimeout,
+    CDPError,
+    CDPTimeout,
+    DeadlineExceeded,
+    InvalidArgument,
+    StaleRefError,
+)
 from ..frames import FrameInfo
 from ..snapshot.walker import world
 from ..textmatch import NORMALISE_JS, TextPattern, text_pattern
@@ -25,13 +33,22 @@ if TYPE_CHECKING:
     from ..frames import FrameRegistry
     from ..page import Page
 
-__all__ = ["wait_for"]
+__all__ = [
+    "FIND_TEXT_JS",
+    "LOAD_STATES",
+    "READY_STATES",
+    "WaitGoal",
+    "pause",
+    "poll",
+    "wait_for",
+    "wait_goal",
+]
 
 logger = logging.getLogger("tabwarden.actions")
 
 _POLL_S = 0.05
-_LOAD_STATES = ("domcontentloaded", "load", "networkidle")
-_READY = {"domcontentloaded": ("interactive", "complete"), "load": ("complete",)}
+LOAD_STATES = ("domcontentloaded", "load", "networkidle")
+READY_STATES = {"domcontentloaded": ("interactive", "complete"), "load": ("complete",)}
 _LOAD_HINTS = {
     "domcontentloaded": "the page's HTML has not finished arriving: check browser_network "
     "for a slow document or script, or retry with a larger timeout_ms",
@@ -55,6 +72,38 @@ async def wait_for(
     time_ms: float | None = None,
 ) -> str:
     """Poll (with the call's deadline) until the one condition given holds."""
+    goal = wait_goal(
+        budget,
+        text=text,
+        text_gone=text_gone,
+        exact=exact,
+        ref=ref,
+        state=state,
+        load_state=load_state,
+        time_ms=time_ms,
+    )
+    if time_ms is not None:
+        return await pause(budget, time_ms)
+
+    async def holds() -> bool:
+        return await _holds(tab, budget, goal.pattern, text is not None, ref, state, load_state)
+
+    return await poll(budget, goal, holds)
+
+
+def wait_goal(
+    budget: Budget,
+    *,
+    text: str | None,
+    text_gone: str | None,
+    exact: bool,
+    ref: str | None,
+    state: str,
+    load_state: str | None,
+    time_ms: float | None,
+) -> WaitGoal:
+    """What a wait call waits for, its arguments checked (``InvalidArgument``) before
+    anything is sent (on any engine)."""
     given = [x is not None for x in (text, text_gone, ref, load_state, time_ms)]
     if sum(given) != 1:
         raise InvalidArgument(
@@ -65,33 +114,41 @@ async def wait_for(
         raise InvalidArgument(
             "exact applies to text and text_gone only", hint="drop exact, or wait for text"
         )
-    started = time.monotonic()
-    if time_ms is not None:
-        if not 0 <= time_ms <= budget.remaining() * 1000:
-            raise InvalidArgument(
-                f"time_ms={time_ms} does not fit in the call's timeout",
-                hint="use a smaller time_ms or a larger timeout_ms",
-            )
-        await budget.sleep(time_ms / 1000)  # the caller asked for this pause
-        return f"waited {time_ms:.0f} ms"
+    if time_ms is not None and not 0 <= time_ms <= budget.remaining() * 1000:
+        raise InvalidArgument(
+            f"time_ms={time_ms} does not fit in the call's timeout",
+            hint="use a smaller time_ms or a larger timeout_ms",
+        )
     if ref is not None and state not in ("visible", "hidden"):
         raise InvalidArgument(f"state={state!r} is not valid", hint="use 'visible' or 'hidden'")
-    if load_state is not None and load_state not in _LOAD_STATES:
+    if load_state is not None and load_state not in LOAD_STATES:
         raise InvalidArgument(
-            f"load_state={load_state!r} is not valid", hint=f"use one of {', '.join(_LOAD_STATES)}"
+            f"load_state={load_state!r} is not valid", hint=f"use one of {', '.join(LOAD_STATES)}"
         )
     pattern = None
     if text is not None:
         pattern = text_pattern(text, exact=exact, name="text")
     elif text_gone is not None:
         pattern = text_pattern(text_gone, exact=exact, name="text_gone")
-    goal = _Goal(text, text_gone, exact, ref, state, load_state)
+    return WaitGoal(text, text_gone, exact, ref, state, load_state, pattern)
+
+
+async def pause(budget: Budget, time_ms: float) -> str:
+    """``wait(time_ms=…)``: the pause the caller asked for."""
+    await budget.sleep(time_ms / 1000)
+    return f"waited {time_ms:.0f} ms"
+
+
+async def poll(budget: Budget, goal: WaitGoal, holds: Callable[[], Awaitable[bool]]) -> str:
+    """Check ``holds`` until it is true (what was waited for happened, and when) or the
+    deadline passes (``DeadlineExceeded`` saying what did not happen)."""
+    started = time.monotonic()
     while True:
         checked = time.monotonic()
         try:
-            if await _holds(tab, budget, pattern, text is not None, ref, state, load_state):
+            if await holds():
                 return f"{goal.done} after {(time.monotonic() - started) * 1000:.0f} ms"
-        except CDPTimeout:
+        except (CDPTimeout, BiDiTimeout):
             # The deadline passed during a check: the answer is "not in time".
             raise goal.missed(budget, " (a check was still running at the deadline)") from None
         except DeadlineExceeded:
@@ -107,7 +164,7 @@ async def wait_for(
         await budget.sleep(min(pause, budget.remaining() - _POLL_S))
 
 
-class _Goal:
+class WaitGoal:
     """What is waited for, in words: when it happened, and when it did not in time."""
 
     def __init__(
@@ -118,7 +175,10 @@ class _Goal:
         ref: str | None,
         state: str,
         load_state: str | None,
+        pattern: TextPattern | None = None,
     ) -> None:
+        self.pattern = pattern
+        """The text to find (text or text_gone), checked."""
         how = " (exact)" if exact else ""
         self.hint = "take a snapshot to see the page; retry with a larger timeout_ms"
         if text is not None:
@@ -138,12 +198,14 @@ class _Goal:
             self.want = f"{ref} to become {state}"
             self.done = f"{ref} became {state}"
             self.outcome = f"it is still {'hidden' if state == 'visible' else 'visible'}"
-        else:
-            assert load_state is not None
+        elif load_state is not None:
             self.want = f"the page to reach {load_state}"
             self.done = f"the page reached {load_state}"
             self.outcome = "it did not"
             self.hint = _LOAD_HINTS[load_state]
+        else:  # a pause (time_ms): it cannot be missed
+            self.want = self.done = "a pause"
+            self.outcome = ""
 
     def missed(self, budget: Budget, detail: str) -> DeadlineExceeded:
         return DeadlineExceeded(
@@ -179,7 +241,7 @@ async def _holds(
         {"expression": "document.readyState", "returnByValue": True},
         budget=budget,
     )
-    return reply.get("result", {}).get("value") in _READY[load_state]
+    return reply.get("result", {}).get("value") in READY_STATES[load_state]
 
 
 async def _text_shown(registry: FrameRegistry, pattern: TextPattern, budget: Budget) -> bool:
@@ -211,7 +273,7 @@ async def _text_in_frame(
             reply = await session.send(
                 "Runtime.callFunctionOn",
                 {
-                    "functionDeclaration": _FIND_TEXT_JS,
+                    "functionDeclaration": FIND_TEXT_JS,
                     "executionContextId": context,
                     "arguments": [{"value": pattern.spec()}],
                     "returnByValue": True,
@@ -238,7 +300,7 @@ async def _text_in_frame(
     return False
 
 
-_FIND_TEXT_JS = (
+FIND_TEXT_JS = (
     """function (spec) {"""
     + NORMALISE_JS
     + r"""

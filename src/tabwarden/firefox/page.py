@@ -21,11 +21,15 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Literal, Protocol, TypeVar
 
+from ..actions import batch
 from ..actions.evaluate import EvaluateResult
+from ..actions.pointer import check_click, modifier_names
 from ..actions.receipt import Receipt
+from ..actions.scrolling import check_direction
 from ..bidi.connection import BiDiConnection
 from ..budget import Budget
 from ..clipping import clip_quoted
+from ..config import Config
 from ..content import ImageList, PageContent, page_content, page_images
 from ..counting import counted
 from ..diagnostics.console import ConsoleReport, ConsoleStore
@@ -63,10 +67,14 @@ from ..tasks import TaskOwner
 from .acting import ActingHost, ActionBody, FirefoxActionWatch
 from .console import receipt_line
 from .evaluate import evaluate as run_evaluate
+from .forms import select_options, set_checked
 from .network_log import FirefoxNetworkLog
+from .pointer import click_element, drag_element, scroll_wheel
 from .screenshot import capture as capture_screenshot
 from .storage import run as run_storage
+from .upload import upload_files
 from .values import local_value, remote_result, remote_value
+from .waiting import wait_for
 
 __all__ = [
     "KEYS",
@@ -188,6 +196,9 @@ class PageHost(ActingHost, Protocol):
     def last_dialog_of(self, page: FirefoxPage) -> PendingDialog | None: ...
 
     def navigation_error(self, exc: BiDiError, url: str) -> NavigationError: ...
+
+    @property
+    def config(self) -> Config: ...
 
     def check_navigation(self, url: str) -> None:
         """Refuse a URL the policy does not allow (``PolicyDenied``)."""
@@ -836,35 +847,127 @@ class FirefoxPage:
         entry = self.refs.get(ref)
         return entry.describe() if entry is not None else ref
 
-    async def _pointer_click(self, ref: str, budget: Budget) -> str:
-        context, element = await self.element(ref, budget)
-        actions = [
-            {
-                "type": "pointer",
-                "id": "tabwarden-mouse",
-                "parameters": {"pointerType": "mouse"},
-                "actions": [
-                    {
-                        "type": "pointerMove",
-                        "x": 0,
-                        "y": 0,
-                        "origin": {"type": "element", "element": element},
-                    },
-                    {"type": "pointerDown", "button": 0},
-                    {"type": "pointerUp", "button": 0},
-                ],
-            }
-        ]
-        await self.perform(context, actions, budget)
-        return self.label(ref)
-
-    async def click(self, ref: str, *, timeout_ms: float | None = None) -> Receipt:
-        """Click the element ``ref`` names at its centre."""
+    async def click(
+        self,
+        ref: str,
+        *,
+        button: str = "left",
+        click_count: int = 1,
+        modifiers: list[str] | None = None,
+        timeout_ms: float | None = None,
+    ) -> Receipt:
+        """Click the element ``ref`` names at its centre: ``button`` left, middle or
+        right, ``click_count`` 2 for a double click, ``modifiers`` (Shift, Control, Alt,
+        Meta) held (firefox/pointer.py)."""
+        check_click(button, click_count)
+        modifier_names(modifiers)
 
         async def body(budget: Budget) -> tuple[str | None, str]:
-            return await self._pointer_click(ref, budget), ""
+            return await click_element(
+                self, ref, budget, button=button, click_count=click_count, modifiers=modifiers
+            )
 
         return await self.act("click", timeout_ms, body, ref)
+
+    async def drag(
+        self, start_ref: str, end_ref: str, *, timeout_ms: float | None = None
+    ) -> Receipt:
+        """Drag one element onto another (HTML5 drag and drop too; firefox/pointer.py)."""
+
+        async def body(budget: Budget) -> tuple[str | None, str]:
+            return await drag_element(self, start_ref, end_ref, budget)
+
+        return await self.act("drag", timeout_ms, body, start_ref)
+
+    async def scroll(
+        self,
+        ref: str | None = None,
+        *,
+        direction: str | None = "down",
+        amount: float | None = None,
+        timeout_ms: float | None = None,
+    ) -> Receipt:
+        """Scroll the page or an element (``direction`` up/down/left/right, ``amount`` in
+        CSS px, default most of a screen); ``direction=None`` with a ref scrolls it into
+        view."""
+        check_direction(direction)
+
+        async def body(budget: Budget) -> tuple[str | None, str]:
+            return await scroll_wheel(self, ref, direction, amount, budget)
+
+        return await self.act("scroll", timeout_ms, body, ref)
+
+    async def select(
+        self, ref: str, values: list[str] | str, *, timeout_ms: float | None = None
+    ) -> Receipt:
+        """Choose options of a <select> by value or label (several for a multiple one)."""
+
+        async def body(budget: Budget) -> tuple[str | None, str]:
+            return await select_options(self, ref, values, budget)
+
+        return await self.act("select", timeout_ms, body, ref)
+
+    async def check(
+        self, ref: str, checked: bool = True, *, timeout_ms: float | None = None
+    ) -> Receipt:
+        """Check (or with ``checked=False`` uncheck) a checkbox, radio or switch by
+        clicking it."""
+
+        async def body(budget: Budget) -> tuple[str | None, str]:
+            return await set_checked(self, ref, checked, budget)
+
+        return await self.act("check", timeout_ms, body, ref)
+
+    async def upload_file(
+        self, ref: str, paths: list[str] | str, *, timeout_ms: float | None = None
+    ) -> Receipt:
+        """Give files to a file input (hidden ones too; an empty list clears it) or to the
+        file chooser a label or button opens when clicked (firefox/upload.py). Files
+        come only from the workspace or ``files.upload_dirs``, as on Chromium."""
+        workspace = WorkspacePaths.from_config(self.session.config)
+        listed = [paths] if isinstance(paths, str) else paths
+
+        async def body(budget: Budget) -> tuple[str | None, str]:
+            return await upload_files(self, ref, listed, budget, workspace)
+
+        return await self.act("upload_file", timeout_ms, body, ref)
+
+    async def wait(
+        self,
+        *,
+        text: str | None = None,
+        text_gone: str | None = None,
+        exact: bool = False,
+        ref: str | None = None,
+        state: str = "visible",
+        load_state: str | None = None,
+        time_ms: float | None = None,
+        timeout_ms: float | None = None,
+    ) -> str:
+        """Wait until text appears or goes, a ref is visible or hidden, the page reaches a
+        load state, or for ``time_ms``, as on Chromium; returns what was waited for."""
+        self.check_open()
+        self.check_no_dialog()
+        budget = self.session.budget(timeout_ms, "wait")
+        return await wait_for(
+            self,
+            budget,
+            text=text,
+            text_gone=text_gone,
+            exact=exact,
+            ref=ref,
+            state=state,
+            load_state=load_state,
+            time_ms=time_ms,
+        )
+
+    async def act_batch(
+        self, steps: list[dict[str, Any]], *, timeout_ms: float | None = None
+    ) -> list[Receipt]:
+        """Run several actions in order; stops at the first failure, raising
+        ``BatchError`` with the receipts of the steps that ran (as on Chromium)."""
+        batch.check_steps(steps)
+        return await batch.run_batch(self, steps, self.session.budget(timeout_ms, "action"))
 
     async def hover(self, ref: str, *, timeout_ms: float | None = None) -> Receipt:
         """Move the mouse to the centre of the element ``ref`` names."""

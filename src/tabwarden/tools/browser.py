@@ -230,7 +230,7 @@ class ClickParams(Params):
 
 
 async def click(ctx: ToolContext, p: ClickParams) -> ToolResult:
-    tab = await ctx.tab(p.tab_id)
+    tab = await ctx.page(p.tab_id)
     return _receipt(
         await tab.click(
             p.ref,
@@ -261,7 +261,7 @@ class DragParams(Params):
 
 
 async def drag(ctx: ToolContext, p: DragParams) -> ToolResult:
-    tab = await ctx.tab(p.tab_id)
+    tab = await ctx.page(p.tab_id)
     return _receipt(await tab.drag(p.start_ref, p.end_ref, timeout_ms=p.timeout_ms))
 
 
@@ -315,7 +315,7 @@ class SelectParams(Params):
 
 
 async def select(ctx: ToolContext, p: SelectParams) -> ToolResult:
-    tab = await ctx.tab(p.tab_id)
+    tab = await ctx.page(p.tab_id)
     return _receipt(await tab.select(p.ref, p.values, timeout_ms=p.timeout_ms))
 
 
@@ -327,7 +327,7 @@ class CheckParams(Params):
 
 
 async def check(ctx: ToolContext, p: CheckParams) -> ToolResult:
-    tab = await ctx.tab(p.tab_id)
+    tab = await ctx.page(p.tab_id)
     return _receipt(await tab.check(p.ref, p.checked, timeout_ms=p.timeout_ms))
 
 
@@ -340,7 +340,7 @@ class ScrollParams(Params):
 
 
 async def scroll(ctx: ToolContext, p: ScrollParams) -> ToolResult:
-    tab = await ctx.tab(p.tab_id)
+    tab = await ctx.page(p.tab_id)
     direction = None if p.direction == "into_view" else p.direction
     return _receipt(
         await tab.scroll(p.ref, direction=direction, amount=p.amount, timeout_ms=p.timeout_ms)
@@ -357,7 +357,7 @@ class UploadParams(Params):
 
 
 async def upload_file(ctx: ToolContext, p: UploadParams) -> ToolResult:
-    tab = await ctx.tab(p.tab_id)
+    tab = await ctx.page(p.tab_id)
     return _receipt(await tab.upload_file(p.ref, p.paths, timeout_ms=p.timeout_ms))
 
 
@@ -378,7 +378,7 @@ class WaitParams(Params):
 
 
 async def wait(ctx: ToolContext, p: WaitParams) -> ToolResult:
-    tab = await ctx.tab(p.tab_id)
+    tab = await ctx.page(p.tab_id)
     said = await tab.wait(
         text=p.text,
         text_gone=p.text_gone,
@@ -402,7 +402,7 @@ class BatchParams(Params):
 
 
 async def act_batch(ctx: ToolContext, p: BatchParams) -> ToolResult:
-    tab = await ctx.tab(p.tab_id)
+    tab = await ctx.page(p.tab_id)
     receipts = await tab.act_batch(p.steps, timeout_ms=p.timeout_ms)
     text = "\n".join(f"{i + 1}. {r.text}" for i, r in enumerate(receipts))
     data = {"steps": [r.to_dict() for r in receipts]}
@@ -645,6 +645,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Click an element by ref. Returns what changed.",
         ClickParams,
         click,
+        engines=ENGINES,
     ),
     ToolSpec(
         "browser_fill",
@@ -687,6 +688,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         SelectParams,
         select,
         idempotent=True,
+        engines=ENGINES,
     ),
     ToolSpec(
         "browser_check",
@@ -695,6 +697,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         CheckParams,
         check,
         idempotent=True,
+        engines=ENGINES,
     ),
     ToolSpec(
         "browser_scroll",
@@ -702,6 +705,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Scroll the page or an element, or bring a ref into view.",
         ScrollParams,
         scroll,
+        engines=ENGINES,
     ),
     ToolSpec(
         "browser_wait",
@@ -711,6 +715,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         WaitParams,
         wait,
         read_only=True,
+        engines=ENGINES,
     ),
     ToolSpec(
         "browser_back",
@@ -780,6 +785,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Drag one element onto another (HTML5 drag and drop works).",
         DragParams,
         drag,
+        engines=ENGINES,
     ),
     ToolSpec(
         "browser_act_batch",
@@ -787,6 +793,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Run several actions in one call; stops at the first failure.",
         BatchParams,
         act_batch,
+        engines=ENGINES,
     ),
     ToolSpec(
         "browser_switch_tab",
@@ -910,5 +917,6 @@ TOOLS: tuple[ToolSpec, ...] = (
         UploadParams,
         upload_file,
         cli=CommandLine(local_paths=("paths",)),
+        engines=ENGINES,
     ),
 )

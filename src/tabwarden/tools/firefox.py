@@ -17,40 +17,16 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ..actions.receipt import Receipt
 from ..errors import EngineUnsupported, InvalidArgument
 from ..supervisor.dialogs import ClosedDialog, dialog_action
 from . import browser, files, state
 from .catalog import TOOLS
 from .context import ToolContext
-from .spec import Params, ToolResult
+from .spec import ToolResult
 
 __all__ = ["FIREFOX_HANDLERS", "firefox_handler"]
 
 Handler = Callable[[ToolContext, Any], Awaitable[ToolResult]]
-
-
-def _refuse_set(tool: str, p: Params, names: tuple[str, ...]) -> None:
-    """``EngineUnsupported`` for a parameter given another value than its default."""
-    for name in names:
-        field = type(p).model_fields[name]
-        value = getattr(p, name)
-        if value != field.default:
-            raise EngineUnsupported(
-                f"{tool} with {name}={value!r}",
-                "firefox",
-                hint=f"leave {name} out on Firefox, or use engine chromium for it",
-            )
-
-
-def _receipt(receipt: Receipt) -> ToolResult:
-    return ToolResult(receipt.text, receipt.to_dict(), untrusted=receipt.carries_page_text)
-
-
-async def click(ctx: ToolContext, p: browser.ClickParams) -> ToolResult:
-    _refuse_set("browser_click", p, ("button", "click_count", "modifiers"))
-    page = await ctx.firefox_tab(p.tab_id)
-    return _receipt(await page.click(p.ref, timeout_ms=p.timeout_ms))
 
 
 async def dialog(ctx: ToolContext, p: browser.DialogParams) -> ToolResult:
@@ -140,7 +116,6 @@ async def emulate(ctx: ToolContext, p: state.EmulateParams) -> ToolResult:
 
 FIREFOX_HANDLERS: dict[str, Handler] = {
     **{spec.name: spec.handler for spec in TOOLS if "firefox" in spec.engines},
-    "browser_click": click,
     "browser_dialog": dialog,
     "browser_tabs": tabs,
     "browser_switch_tab": switch_tab,
