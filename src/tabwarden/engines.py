@@ -132,7 +132,7 @@ FIREFOX: dict[str, FirefoxSupport] = {
         "saved into the workspace's downloads folder, executables flagged; BiDi reports "
         "only the start and the end (no bytes in between) and cannot cancel one",
     ),
-    "browser_save_pdf": _on("FirefoxPage.pdf", "Python API only: returns the PDF's bytes"),
+    "browser_save_pdf": _on("FirefoxPage.save_pdf", "the same options (browsingContext.print)"),
     "browser_trace_start": _not("traces are Chromium's (Tracing domain)"),
     "browser_trace_stop": _not("traces are Chromium's (Tracing domain)"),
     "browser_record_start": _not("recordings come from Chromium's screencast"),

@@ -1273,10 +1273,6 @@ class FirefoxPage(Facade[AsyncFirefoxPage]):
         )
         return run(coroutine)
 
-    def pdf(self, *, timeout_ms: float | None = None) -> bytes:
-        """The page printed to PDF (``browsingContext.print``)."""
-        return run(unwrap(self).pdf(timeout_ms=timeout_ms))
-
     def press(
         self,
         key: str,
@@ -1296,6 +1292,35 @@ class FirefoxPage(Facade[AsyncFirefoxPage]):
     ) -> NavigationResult:
         """Load the current document again."""
         return run(unwrap(self).reload(wait_until=wait_until, timeout_ms=timeout_ms))
+
+    def save_pdf(
+        self,
+        path: str | None = None,
+        *,
+        landscape: bool = False,
+        print_background: bool = True,
+        scale: float = 1.0,
+        paper_format: str = "Letter",
+        page_ranges: str | None = None,
+        margins: str | None = None,
+        timeout_ms: float | None = None,
+    ) -> PdfFile:
+        """Print the page to a PDF in the workspace's ``pdf`` folder, as on Chromium
+        (``browsingContext.print``; firefox/pdf.py): ``path`` a file name there, or a
+        path inside the workspace (default: a time-stamped name); ``paper_format``
+        Letter, Legal, Tabloid, Ledger, A0 to A6; ``page_ranges`` like ``"1-3, 5"``;
+        ``margins`` CSS-like (``"1cm"``, ``"10mm 5mm"``)."""
+        coroutine = unwrap(self).save_pdf(
+            path,
+            landscape=landscape,
+            print_background=print_background,
+            scale=scale,
+            paper_format=paper_format,
+            page_ranges=page_ranges,
+            margins=margins,
+            timeout_ms=timeout_ms,
+        )
+        return run(coroutine)
 
     def screenshot(
         self,

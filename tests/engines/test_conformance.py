@@ -875,3 +875,25 @@ async def _becomes(driver: Driver, expression: str) -> None:
     while await driver.value(expression) is not True:
         assert not budget.expired, f"{expression} never held"
         await budget.sleep(0.05)
+
+
+async def test_a_page_saved_as_pdf_with_print_options(driver, server):
+    await driver.tab.navigate(server.url("/files_print.html"))
+    pdf = await driver.tab.save_pdf("engines-print.pdf", paper_format="A4")
+    landscape = await driver.tab.save_pdf(
+        "engines-landscape", landscape=True, paper_format="a4", margins="1cm 2cm", scale=0.8
+    )
+    two = await driver.tab.save_pdf("engines-two", page_ranges="1-2")
+    try:
+        assert pdf.path.parent == driver.session.paths.output_dir("pdf")
+        assert pdf.path.name == "engines-print.pdf" and pdf.bytes == len(pdf.path.read_bytes())
+        assert pdf.path.read_bytes().startswith(b"%PDF")
+        assert (pdf.pages, two.pages) == (3, 2)
+        assert landscape.path.read_bytes() != pdf.path.read_bytes()
+        with pytest.raises(PathNotAllowed):
+            await driver.tab.save_pdf("/tmp/elsewhere.pdf")
+        with pytest.raises(InvalidArgument, match="paper_format='B9'"):
+            await driver.tab.save_pdf(paper_format="B9")
+    finally:
+        for made in (pdf, landscape, two):
+            made.path.unlink()

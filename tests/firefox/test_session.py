@@ -74,7 +74,9 @@ async def test_a_cross_origin_iframe_is_walked_and_its_refs_act(firefox, server,
 
 async def test_pdf_screenshot_switch_tab_and_no_history(firefox, server):
     tab = await firefox.new_tab(server.url("/engines.html"))
-    assert (await tab.pdf()).startswith(b"%PDF")
+    pdf = await tab.save_pdf()
+    assert pdf.path.read_bytes().startswith(b"%PDF")
+    pdf.path.unlink()
     assert (await tab.screenshot()).data.startswith(b"\x89PNG")
     assert await firefox.switch_tab(tab.id) is tab
     with pytest.raises(NoHistoryEntry):

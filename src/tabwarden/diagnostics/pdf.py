@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import re
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,7 +20,14 @@ if TYPE_CHECKING:
     from ..cdp.session import CDPSession
     from ..safety.paths import WorkspacePaths
 
-__all__ = ["PAPER_FORMATS", "PdfFile", "parse_margins", "print_options", "save_pdf"]
+__all__ = [
+    "PAPER_FORMATS",
+    "PdfFile",
+    "count_pages",
+    "parse_margins",
+    "print_options",
+    "save_pdf",
+]
 
 PAPER_FORMATS: dict[str, tuple[float, float]] = {
     "letter": (8.5, 11),
@@ -39,6 +48,8 @@ _UNITS = {"in": 1.0, "cm": 1 / 2.54, "mm": 1 / 25.4, "px": 1 / 96, "pt": 1 / 72}
 _LENGTH = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(in|cm|mm|px|pt)?\s*$")
 _PAGE = re.compile(rb"/Type\s*/Page(?![A-Za-z])")
 _COUNT_PAGES_UP_TO = 64 * 1024 * 1024
+_OBJECT_STREAM = re.compile(rb"/Type\s*/ObjStm[^>]*>>\s*stream\r?\n", re.S)
+"""Where a compressed object stream's data starts (a dictionary without nested ones)."""
 
 
 @dataclass(frozen=True)
@@ -156,12 +167,20 @@ async def save_pdf(
         with target.open("xb") as file:
             file.write(data)
         size = len(data)
-    return PdfFile(target, size, _count_pages(target, size))
+    return PdfFile(target, size, count_pages(target, size))
 
 
-def _count_pages(path: Path, size: int) -> int | None:
-    """Page objects in the file (Chromium's PDFs keep them uncompressed)."""
+def count_pages(path: Path, size: int) -> int | None:
+    """Page objects in the file: Chromium's PDFs keep them uncompressed, Firefox's in
+    compressed object streams (inflated here to count them)."""
     if size > _COUNT_PAGES_UP_TO:
         return None
-    count = len(_PAGE.findall(path.read_bytes()))
+    data = path.read_bytes()
+    count = len(_PAGE.findall(data))
+    if not count:
+        for found in _OBJECT_STREAM.finditer(data):
+            body = data[found.end() :]
+            end = body.find(b"endstream")
+            with contextlib.suppress(zlib.error):
+                count += len(_PAGE.findall(zlib.decompress(body[:end] if end >= 0 else body)))
     return count or None

@@ -15,7 +15,6 @@ command's reply is collected later by a task this page owns.
 from __future__ import annotations
 
 import asyncio
-import base64
 import json
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -34,6 +33,7 @@ from ..content import ImageList, PageContent, page_content, page_images
 from ..counting import counted
 from ..diagnostics.console import ConsoleReport, ConsoleStore
 from ..diagnostics.network import NetworkReport, RequestFilter
+from ..diagnostics.pdf import PdfFile, print_options
 from ..diagnostics.storage_request import CookieSpec, StorageResult, check_request, cookie_spec
 from ..engines import FIREFOX, check_firefox
 from ..errors import (
@@ -69,6 +69,7 @@ from .console import receipt_line
 from .evaluate import evaluate as run_evaluate
 from .forms import select_options, set_checked
 from .network_log import FirefoxNetworkLog
+from .pdf import print_params, save_pdf
 from .pointer import click_element, drag_element, scroll_wheel
 from .screenshot import capture as capture_screenshot
 from .storage import run as run_storage
@@ -1168,15 +1169,36 @@ class FirefoxPage:
             shot = save_screenshot(shot, self.session.paths, path)
         return shot
 
-    async def pdf(self, *, timeout_ms: float | None = None) -> bytes:
-        """The page printed to PDF (``browsingContext.print``)."""
+    async def save_pdf(
+        self,
+        path: str | None = None,
+        *,
+        landscape: bool = False,
+        print_background: bool = True,
+        scale: float = 1.0,
+        paper_format: str = "Letter",
+        page_ranges: str | None = None,
+        margins: str | None = None,
+        timeout_ms: float | None = None,
+    ) -> PdfFile:
+        """Print the page to a PDF in the workspace's ``pdf`` folder, as on Chromium
+        (``browsingContext.print``; firefox/pdf.py): ``path`` a file name there, or a
+        path inside the workspace (default: a time-stamped name); ``paper_format``
+        Letter, Legal, Tabloid, Ledger, A0 to A6; ``page_ranges`` like ``"1-3, 5"``;
+        ``margins`` CSS-like (``"1cm"``, ``"10mm 5mm"``)."""
+        options = print_options(
+            landscape=landscape,
+            print_background=print_background,
+            scale=scale,
+            paper_format=paper_format,
+            page_ranges=page_ranges,
+            margins=margins,
+        )
         self.check_open()
         self.check_no_dialog()
         budget = self.session.budget(timeout_ms, "screenshot")
-        reply = await self.session.connection.send(
-            "browsingContext.print", {"context": self.context}, budget=budget
-        )
-        return base64.b64decode(str(reply.get("data", "")))
+        params = print_params(self.context, options)
+        return await save_pdf(self.connection, self.session.paths, path, params, budget)
 
     async def get_text(
         self, ref: str | None = None, *, max_chars: int = 20_000, timeout_ms: float | None = None

@@ -10,6 +10,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from ..engines import ENGINES
 from .context import ToolContext
 from .spec import Params, ToolResult, ToolSpec
 
@@ -62,7 +63,7 @@ class SavePdfParams(Params):
 
 
 async def save_pdf(ctx: ToolContext, p: SavePdfParams) -> ToolResult:
-    tab = await ctx.tab(p.tab_id)
+    tab = await ctx.page(p.tab_id)
     pdf = await tab.save_pdf(
         p.path,
         landscape=p.landscape,
@@ -163,6 +164,7 @@ TOOLS: list[ToolSpec] = [
         "Save the page as a PDF in the workspace (paper format, landscape, margins, pages).",
         SavePdfParams,
         save_pdf,
+        engines=ENGINES,
     ),
     ToolSpec(
         "browser_trace_start",
