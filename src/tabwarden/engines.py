@@ -58,7 +58,8 @@ _NOT_YET = "not built on BiDi yet"
 FIREFOX: dict[str, FirefoxSupport] = {
     "browser_navigate": _on(
         "FirefoxPage.navigate",
-        "networkidle waits as load: BiDi has no network-idle signal; the URL policy holds",
+        "networkidle from the tab's network log (500 ms without a request in flight); the "
+        "URL policy holds",
     ),
     "browser_snapshot": _on(
         "FirefoxPage.snapshot",
@@ -77,9 +78,7 @@ FIREFOX: dict[str, FirefoxSupport] = {
     "browser_select": _on("FirefoxPage.select"),
     "browser_check": _on("FirefoxPage.check"),
     "browser_scroll": _on("FirefoxPage.scroll", "the mouse wheel (input.performActions)"),
-    "browser_wait": _on(
-        "FirefoxPage.wait", "load_state networkidle waits as load: BiDi has no network-idle signal"
-    ),
+    "browser_wait": _on("FirefoxPage.wait", "load_state networkidle from the tab's network log"),
     "browser_back": _on("FirefoxPage.back"),
     "browser_terminate_script": _not(
         "BiDi has no way to stop a running script; closing the tab ends it (docs/firefox.md)"

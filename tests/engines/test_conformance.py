@@ -897,3 +897,16 @@ async def test_a_page_saved_as_pdf_with_print_options(driver, server):
     finally:
         for made in (pdf, landscape, two):
             made.path.unlink()
+
+
+async def test_networkidle_waits_for_the_requests_after_the_load(driver, server):
+    loaded = await driver.tab.navigate(server.url("/engines_late_fetch.html"), wait_until="load")
+    assert loaded.title == "Late fetch"  # the late request is still out
+    idle = await driver.tab.navigate(
+        server.url("/engines_late_fetch.html"), wait_until="networkidle"
+    )
+    assert await driver.value("document.title") == "fetched", idle
+    await driver.tab.reload(wait_until="load")
+    said = await driver.tab.wait(load_state="networkidle", timeout_ms=10_000)
+    assert "networkidle" in said
+    assert await driver.value("document.title") == "fetched"

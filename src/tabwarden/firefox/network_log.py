@@ -41,7 +41,11 @@ from ..diagnostics.network import (
 )
 from ..errors import BiDiError
 
-__all__ = ["COLLECTED_MAX_BYTES", "EVENTS", "FirefoxNetworkLog", "resource_type"]
+__all__ = ["COLLECTED_MAX_BYTES", "EVENTS", "NETWORK_IDLE_S", "FirefoxNetworkLog", "resource_type"]
+
+NETWORK_IDLE_S = 0.5
+"""No request of a tab in flight for this long is network idle, as Chromium's
+``networkIdle`` (navigations and waits with ``networkidle``)."""
 
 JSONObject = dict[str, Any]
 
@@ -108,6 +112,8 @@ class FirefoxNetworkLog:
         self._navigations: dict[str, Exchange] = {}
         """The latest request of each recent navigation (a download's is looked up)."""
         self._collecting = False
+        self._last_activity: dict[str, float] = {}
+        """Per tab, when a request last started or ended (``time.monotonic()``)."""
 
     # ---- life ----------------------------------------------------------------------
 
@@ -136,8 +142,17 @@ class FirefoxNetworkLog:
         unseen, state.unseen = state.unseen, Counter()
         return errors_line(unseen)
 
+    def quiet_for(self, tab_id: str) -> float:
+        """How long (s) the tab has had no request in flight: 0 while one is (a
+        network-idle wait, as Chromium's ``networkIdle``: 500 ms of none)."""
+        state = self._tabs.get(tab_id)
+        if state is not None and any(e.state == "pending" for e in state.live.values()):
+            return 0.0
+        return time.monotonic() - self._last_activity.get(tab_id, 0.0)
+
     def forget(self, tab_id: str) -> None:
         self._tabs.pop(tab_id, None)
+        self._last_activity.pop(tab_id, None)
 
     # ---- reading -------------------------------------------------------------------
 
@@ -220,10 +235,13 @@ class FirefoxNetworkLog:
         ignored)."""
         if method == "network.beforeRequestSent":
             self._on_request(params)
+            self._active(params)
         elif method in ("network.responseStarted", "network.responseCompleted"):
             self._on_response(params, done=method.endswith("Completed"))
+            self._active(params)
         elif method == "network.fetchError":
             self._on_error(params)
+            self._active(params)
         elif method == "browsingContext.contextDestroyed" and not params.get("parent"):
             tab_id = self._tab_of(str(params.get("context", "")))
             if tab_id is not None:
@@ -306,6 +324,11 @@ class FirefoxNetworkLog:
             count_error(state, exchange)
 
     # ---- private -------------------------------------------------------------------
+
+    def _active(self, params: JSONObject) -> None:
+        tab_id = self._tab_of(str(params.get("context", "")))
+        if tab_id is not None:
+            self._last_activity[tab_id] = time.monotonic()
 
     def _tab(self, tab_id: str) -> TabNetwork:
         state = self._tabs.get(tab_id)

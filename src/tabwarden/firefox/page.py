@@ -68,7 +68,7 @@ from .acting import ActingHost, ActionBody, FirefoxActionWatch
 from .console import receipt_line
 from .evaluate import evaluate as run_evaluate
 from .forms import select_options, set_checked
-from .network_log import FirefoxNetworkLog
+from .network_log import NETWORK_IDLE_S, FirefoxNetworkLog
 from .pdf import print_params, save_pdf
 from .pointer import click_element, drag_element, scroll_wheel
 from .screenshot import capture as capture_screenshot
@@ -99,7 +99,8 @@ WAIT_FOR = {
     "load": "complete",
     "networkidle": "complete",
 }
-"""``wait_until`` (as on Chromium) → BiDi's ``wait`` of ``browsingContext.navigate``."""
+"""``wait_until`` (as on Chromium) → BiDi's ``wait`` of ``browsingContext.navigate``;
+``networkidle`` then waits for the tab's requests to go quiet (``NETWORK_IDLE_S``)."""
 _STAGE_EVENTS = {
     "commit": "browsingContext.navigationCommitted",
     "domcontentloaded": "browsingContext.domContentLoaded",
@@ -362,7 +363,7 @@ class FirefoxPage:
         self, url: str, *, wait_until: str = "load", timeout_ms: float | None = None
     ) -> NavigationResult:
         """Load ``url`` and wait for ``wait_until`` (commit, domcontentloaded, load,
-        networkidle — the last as load: BiDi has no network-idle signal)."""
+        networkidle: loaded, then no request in flight for 500 ms)."""
         self._ready_to_navigate(wait_until)
         url = normalize_url(url)
         self.session.check_navigation(url)
@@ -429,6 +430,8 @@ class FirefoxPage:
     ) -> NavigationResult:
         """The result of a navigation that ended (``done``) or was held by a dialog."""
         status, status_text = self.session.status_of(navigation)
+        if done and wait_until == "networkidle":
+            await self._until_network_idle(budget, requested_url)
         await self._read_title(budget)
         return NavigationResult(
             tab_id=self.id,
@@ -495,6 +498,8 @@ class FirefoxPage:
                     self.url = str(href)
                     break
                 await budget.sleep(_POLL_S)
+        if wait_until == "networkidle":
+            await self._until_network_idle(budget, self.url)
         await self._read_title(budget)
         return NavigationResult(
             tab_id=self.id,
@@ -507,6 +512,26 @@ class FirefoxPage:
             elapsed_ms=int((time.monotonic() - started) * 1000),
             requested_url=self.url,
         )
+
+    @engine_side
+    def network_quiet_s(self) -> float:
+        """How long the tab has had no request in flight (0 while one is)."""
+        return self.session.network_log.quiet_for(self.id)
+
+    async def _until_network_idle(self, budget: Budget, url: str) -> None:
+        """Until no request has been in flight for ``NETWORK_IDLE_S`` (Chromium's
+        ``networkIdle``, from the tab's network log: BiDi has no such event)."""
+        while self.network_quiet_s() < NETWORK_IDLE_S:
+            if budget.expired:
+                raise NavigationTimeout(
+                    f"{url} loaded but its requests did not go quiet within "
+                    f"{budget.timeout_s * 1000:.0f} ms",
+                    url=url,
+                    wait_until="networkidle",
+                    reached=("load",),
+                    hint="wait_until='load' does not wait for the page's own requests",
+                )
+            await budget.sleep(min(_POLL_S, max(0.0, NETWORK_IDLE_S - self.network_quiet_s())))
 
     async def _read_title(self, budget: Budget) -> None:
         if self.pending_dialog is not None:

@@ -2,8 +2,8 @@
 (actions/waiting.py) — text appearing or going in any frame, a ref visible or hidden,
 a load state, a time — polled with the call's deadline.
 
-``networkidle`` is the load state ``load`` here: BiDi has no network-idle signal (as
-for navigations).
+``networkidle`` is ``load`` and then no request of the tab in flight for 500 ms, read
+from the tab's network log (BiDi has no network-idle event).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from ..budget import Budget
 from ..errors import BiDiError, InvalidArgument, ScriptError, StaleRefError
 from ..textmatch import TextPattern
 from .calling import InputPage, call_on
+from .network_log import NETWORK_IDLE_S
 from .values import local_value, remote_value
 
 __all__ = ["wait_for"]
@@ -62,6 +63,8 @@ async def wait_for(
             return shown if state == "visible" else not shown
         assert load_state is not None
         ready = await page.evaluate_in(page.context, "document.readyState", budget)
+        if load_state == "networkidle" and ready in _READY[load_state]:
+            return page.network_quiet_s() >= NETWORK_IDLE_S
         return ready in _READY[load_state]
 
     return await poll(budget, goal, holds)
