@@ -910,3 +910,12 @@ async def test_networkidle_waits_for_the_requests_after_the_load(driver, server)
     said = await driver.tab.wait(load_state="networkidle", timeout_ms=10_000)
     assert "networkidle" in said
     assert await driver.value("document.title") == "fetched"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+async def test_the_first_new_tab_is_the_blank_one_the_browser_starts_with(engine, server):
+    async with tabwarden.launch(isolated=True, engine=engine) as session:
+        first = await session.new_tab(server.url("/engines.html"))
+        second = await session.new_tab()
+        assert (first.id, second.id) == ("t1", "t2")
+        assert first.title == "Engines" and second.url == "about:blank"

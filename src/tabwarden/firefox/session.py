@@ -131,6 +131,8 @@ class FirefoxSession:
         self._blocked_at: list[float] = []
         self._metrics = Metrics()
         self._console_store = ConsoleStore(self.config.diagnostics.console_entries)
+        self._first_blank: FirefoxPage | None = None
+        """The blank tab Firefox starts with, until used: the first ``new_tab`` is it."""
         self._loss: BrowserLoss | None = None
         """Why and when Firefox went away under the open session (None: it did not)."""
         self._relaunch: Relaunch | None = None
@@ -179,6 +181,8 @@ class FirefoxSession:
             await self._set_viewport(page.context, budget)
         if not self._pages:
             await self._new_tab(None, None)
+        tabs = self.tabs
+        self._first_blank = tabs[0] if len(tabs) == 1 and tabs[0].url == "about:blank" else None
 
     async def relaunch_if_lost(self, timeout_ms: float | None = None) -> bool:
         """When Firefox went away (killed, crashed) under the open session: launch a new
@@ -433,6 +437,14 @@ class FirefoxSession:
         return await self._new_tab(url, timeout_ms)
 
     async def _new_tab(self, url: str | None, timeout_ms: float | None) -> FirefoxPage:
+        blank = self._first_blank
+        self._first_blank = None
+        if blank is not None and not blank.closed and not blank.navigated:
+            # The blank tab Firefox starts with is the first new tab, as on Chromium.
+            self._active = blank
+            if url:
+                await blank.navigate(url, timeout_ms=timeout_ms)
+            return blank
         budget = self.budget(timeout_ms, "action")
         reply = await self.connection.send("browsingContext.create", {"type": "tab"}, budget=budget)
         context = str(reply["context"])
