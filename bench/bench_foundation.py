@@ -1,13 +1,17 @@
-"""Figures for tabwarden's foundation: launch, CDP round trips, session and tab costs, memory.
+"""Figures for tabwarden's foundation: launch, protocol round trips, session and tab costs,
+memory; for Chromium (CDP) and Firefox (WebDriver BiDi) beside it, in one run.
 
-Run from the project root (nothing leaves 127.0.0.1)::
+Run from the project root (nothing leaves 127.0.0.1; Firefox is Debian's firefox-esr)::
 
-    .venv/bin/python bench/bench_foundation.py            # full runs
+    .venv/bin/python bench/bench_foundation.py            # full runs, both engines
     .venv/bin/python bench/bench_foundation.py --quick    # fewer runs, a rough look
+    .venv/bin/python bench/bench_foundation.py --engines chromium   # one engine only
 
-It prints medians and p90s in a table, and checks at the end that no browser
-process it started is left running. This is a measurement script, not a test:
-it always exits 0 unless something breaks, whatever the figures.
+Launches take turns between the engines, run after run, so drift on a shared machine
+falls on both. It prints medians and p90s in tables, the ratio Firefox / Chromium, and
+checks at the end that no browser process it started is left running. This is a
+measurement script, not a test: it always exits 0 unless something breaks, whatever
+the figures.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import gc
 import json
 import os
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -30,11 +35,17 @@ from figures import Row, Table, ms_since
 from memory import pss_mb, tree
 
 import tabwarden
+from tabwarden.backends.executable import find_firefox
 from tabwarden.budget import Budget
+from tabwarden.config import load_config
 from tabwarden.demo.server import DemoSite
+from tabwarden.firefox import FirefoxSession
 
+ENGINES = ("chromium", "firefox")
 EVALUATE = "Runtime.evaluate"
 EVALUATE_PARAMS: dict[str, Any] = {"expression": "1"}
+STATUS = "session.status"
+BIDI_EVALUATE = "script.evaluate"
 OVERHEAD_TARGET = 1.3
 RSS_TARGET_MB = 15.0
 EXTRA_SESSIONS = 5
@@ -57,20 +68,43 @@ QUICK = Plan(launch_runs=3, session_runs=3, round_trips=200, warmup=20, rounds=4
 # ---- (a) launch to first navigation ----------------------------------------------------
 
 
-async def bench_launch_to_navigation(site: DemoSite, plan: Plan, pids: set[int]) -> Table:
+async def bench_launch_to_navigation(
+    site: DemoSite, plan: Plan, pids: set[int], engines: tuple[str, ...]
+) -> Table:
     table = Table("(a) launch to first navigation (launch isolated + new_tab(url), load)")
-    samples: list[float] = []
-    for _ in range(plan.launch_runs):
-        start = time.perf_counter_ns()
-        browser = await tabwarden.launch(isolated=True)
-        try:
-            await browser.new_tab(site.url("products.html"))
-            samples.append(ms_since(start))
-            _remember(browser, pids)
-        finally:
-            await browser.close()
-    table.add(Row("launch + new_tab(url)", "ms", tuple(samples)))
+    samples: dict[str, list[float]] = {engine: [] for engine in engines}
+    for run in range(plan.launch_runs):
+        # The engines take turns, the order alternating run after run.
+        for engine in engines if run % 2 == 0 else tuple(reversed(engines)):
+            start = time.perf_counter_ns()
+            browser = await _launch(engine)
+            try:
+                await browser.new_tab(site.url("products.html"))
+                samples[engine].append(ms_since(start))
+                _remember(browser, pids)
+            finally:
+                await browser.close()
+    rows = {
+        engine: table.add(Row(_named("launch + new_tab(url)", engine), "ms", tuple(values)))
+        for engine, values in samples.items()
+    }
+    _ratio_note(table, rows)
     return table
+
+
+def _launch(engine: str) -> Any:
+    return tabwarden.launch(isolated=True, engine=engine)  # type: ignore[call-overload]
+
+
+def _named(name: str, engine: str) -> str:
+    """Chromium's rows keep their names; Firefox's say so."""
+    return name if engine == "chromium" else f"{name} [firefox]"
+
+
+def _ratio_note(table: Table, rows: dict[str, Row]) -> None:
+    if "chromium" in rows and "firefox" in rows and rows["chromium"].median > 0:
+        ratio = rows["firefox"].median / rows["chromium"].median
+        table.note(f"{rows['firefox'].name}: Firefox / Chromium (medians) = {ratio:.2f}")
 
 
 # ---- (b) CDP round trips ---------------------------------------------------------------
@@ -85,11 +119,15 @@ class BareClient:
         self.session_id = ""
 
     @classmethod
-    async def attach(cls, ws_url: str, target_id: str) -> BareClient:
+    async def connect(cls, ws_url: str) -> BareClient:
         ws = await websockets.connect(
             ws_url, max_size=None, ping_interval=None, compression=None, proxy=None
         )
-        client = cls(ws)
+        return cls(ws)
+
+    @classmethod
+    async def attach(cls, ws_url: str, target_id: str) -> BareClient:
+        client = await cls.connect(ws_url)
         reply = await client.call("Target.attachToTarget", {"targetId": target_id, "flatten": True})
         client.session_id = reply["sessionId"]
         return client
@@ -112,6 +150,27 @@ class BareClient:
 
     async def close(self) -> None:
         await self.ws.close()
+
+
+async def _round_trips(
+    clients: dict[str, Callable[[], Awaitable[None]]], plan: Plan
+) -> dict[str, list[float]]:
+    """Each client's round trips in µs, the clients taking turns in interleaved rounds."""
+    for call in clients.values():
+        for _ in range(plan.warmup):
+            await call()
+    samples: dict[str, list[float]] = {name: [] for name in clients}
+    per_round = plan.round_trips // plan.rounds
+    for round_no in range(plan.rounds):
+        # Alternate the order so no client always runs first or last in a round.
+        names = list(clients) if round_no % 2 == 0 else list(reversed(clients))
+        for name in names:
+            call = clients[name]
+            for _ in range(per_round):
+                start = time.perf_counter_ns()
+                await call()
+                samples[name].append((time.perf_counter_ns() - start) / 1e3)
+    return samples
 
 
 async def bench_round_trips(site: DemoSite, plan: Plan, pids: set[int]) -> tuple[Table, str]:
@@ -147,20 +206,7 @@ async def bench_round_trips(site: DemoSite, plan: Plan, pids: set[int]) -> tuple
                 "tabwarden connection.send()": via_connection,
                 "tabwarden tab.cdp()": via_tab,
             }
-            for call in clients.values():
-                for _ in range(plan.warmup):
-                    await call()
-            samples: dict[str, list[float]] = {name: [] for name in clients}
-            per_round = plan.round_trips // plan.rounds
-            for round_no in range(plan.rounds):
-                # Alternate the order so no client always runs first or last in a round.
-                names = list(clients) if round_no % 2 == 0 else list(reversed(clients))
-                for name in names:
-                    call = clients[name]
-                    for _ in range(per_round):
-                        start = time.perf_counter_ns()
-                        await call()
-                        samples[name].append((time.perf_counter_ns() - start) / 1e3)
+            samples = await _round_trips(clients, plan)
         finally:
             await bare.close()
     targets = {"tabwarden tab.cdp()": f"<= {OVERHEAD_TARGET}x bare"}
@@ -179,31 +225,118 @@ async def bench_round_trips(site: DemoSite, plan: Plan, pids: set[int]) -> tuple
     return table, summary
 
 
+async def bench_bidi_round_trips(
+    site: DemoSite, plan: Plan, pids: set[int]
+) -> tuple[Table, list[str]]:
+    """Firefox's round trips. Firefox serves one WebDriver BiDi session at a time, on the
+    socket that created it (a second ``session.new`` fails with "Maximum number of
+    active sessions"; a BiDi-made session has no ``/session/<id>`` path to join), so a
+    bare client cannot send ``script.evaluate`` beside tabwarden's session. What a
+    second socket to the same browser can send with no session is ``session.status``:
+    the client overhead is measured on it, both clients asking the same browser in
+    interleaved rounds; ``script.evaluate`` is measured on tabwarden's side."""
+    table = Table(
+        f"(b) BiDi round trips [firefox], one page, {plan.round_trips} sequential after "
+        f"{plan.warmup} warm-up"
+    )
+    async with _launch("firefox") as browser:
+        _remember(browser, pids)
+        tab = await browser.new_tab(site.url())
+        connection = browser.connection
+        evaluate_params: dict[str, Any] = {
+            # What FirefoxPage.evaluate sends, bar the realm: the page's own.
+            "expression": "1",
+            "target": {"context": tab.context},
+            "awaitPromise": True,
+            "resultOwnership": "none",
+        }
+        bare = await BareClient.connect(connection.url)
+        try:
+
+            async def status_bare() -> None:
+                await bare.call(STATUS, {})
+
+            async def status_connection() -> None:
+                await connection.send(STATUS, {}, budget=Budget(10.0))
+
+            async def evaluate_connection() -> None:
+                await connection.send(BIDI_EVALUATE, evaluate_params, budget=Budget(10.0))
+
+            async def evaluate_tab() -> None:
+                await tab.evaluate("1")
+
+            clients: dict[str, Callable[[], Awaitable[None]]] = {
+                f"bare websockets client, {STATUS}": status_bare,
+                f"tabwarden connection.send(), {STATUS}": status_connection,
+                f'tabwarden connection.send(), {BIDI_EVALUATE} "1"': evaluate_connection,
+                'tabwarden tab.evaluate("1")': evaluate_tab,
+            }
+            samples = await _round_trips(clients, plan)
+        finally:
+            await bare.close()
+    rows = {name: table.add(Row(name, "us", tuple(values))) for name, values in samples.items()}
+    medians = [row.median for row in rows.values()]
+    bare_status, conn_status, conn_evaluate, tab_evaluate = medians
+    summary = [
+        f"  overhead on {STATUS} (median / bare median): connection.send() "
+        f"{conn_status / bare_status:.2f}x (the {OVERHEAD_TARGET}x target is CDP's tab.cdp(); "
+        "for information here)",
+        f"  tab.evaluate() / connection.send({BIDI_EVALUATE}): "
+        f"{tab_evaluate / conn_evaluate:.2f}x (the page layer: dialog watch, value decoding)",
+        f"  why {STATUS}: Firefox allows one BiDi session, held by tabwarden's socket; a bare "
+        f"second socket has no session, so it cannot send {BIDI_EVALUATE}, but may ask "
+        f"{STATUS} (answered by the browser, no page involved) of the same browser",
+    ]
+    return table, summary
+
+
 # ---- (c) session and tab creation -----------------------------------------------------
 
 
-async def bench_session_and_tab(plan: Plan, pids: set[int]) -> Table:
+async def bench_session_and_tab(plan: Plan, pids: set[int], engines: tuple[str, ...]) -> Table:
     table = Table("(c) creating a session and a tab")
-    launches: list[float] = []
-    first_tabs: list[float] = []
-    new_tabs: list[float] = []
-    for _ in range(plan.session_runs):
-        start = time.perf_counter_ns()
-        browser = await tabwarden.launch(isolated=True)
-        launches.append(ms_since(start))
-        _remember(browser, pids)
-        try:
+    launches: dict[str, list[float]] = {engine: [] for engine in engines}
+    first_tabs: dict[str, list[float]] = {engine: [] for engine in engines}
+    new_tabs: dict[str, list[float]] = {engine: [] for engine in engines}
+    for run in range(plan.session_runs):
+        for engine in engines if run % 2 == 0 else tuple(reversed(engines)):
             start = time.perf_counter_ns()
-            await browser.new_tab()
-            first_tabs.append(ms_since(start))
-            start = time.perf_counter_ns()
-            await browser.new_tab()
-            new_tabs.append(ms_since(start))
-        finally:
-            await browser.close()
-    table.add(Row("session (launch isolated)", "ms", tuple(launches)))
-    table.add(Row("first new_tab() (reuses the startup tab)", "ms", tuple(first_tabs)))
-    table.add(Row("next new_tab() (Target.createTarget)", "ms", tuple(new_tabs)))
+            browser = await _launch(engine)
+            launches[engine].append(ms_since(start))
+            _remember(browser, pids)
+            try:
+                start = time.perf_counter_ns()
+                await browser.new_tab()
+                first_tabs[engine].append(ms_since(start))
+                start = time.perf_counter_ns()
+                await browser.new_tab()
+                new_tabs[engine].append(ms_since(start))
+            finally:
+                await browser.close()
+    names = {
+        "chromium": (
+            "session (launch isolated)",
+            "first new_tab() (reuses the startup tab)",
+            "next new_tab() (Target.createTarget)",
+        ),
+        "firefox": (
+            "session (launch isolated) [firefox]",
+            "first new_tab() (browsingContext.create) [firefox]",
+            "next new_tab() (browsingContext.create) [firefox]",
+        ),
+    }
+    for index, samples in enumerate((launches, first_tabs, new_tabs)):
+        rows = {
+            engine: table.add(Row(names[engine][index], "ms", tuple(samples[engine])))
+            for engine in engines
+        }
+        if index != 1:  # Chromium's first tab is no new tab: no ratio
+            _ratio_note(table, rows)
+    if "firefox" in engines:
+        table.note(
+            "a Firefox session lists its startup tab as a tab already, so each new_tab() "
+            "there creates one (browsingContext.create); Chromium's first reuses its own"
+        )
     return table
 
 
@@ -233,9 +366,29 @@ async def bench_memory(pids: set[int]) -> list[str]:
             _browser_tree_pss_mb(manager.get(name).endpoint.pid)  # type: ignore[union-attr]
             for name in manager.names()
         ]
+    return lines + _memory_lines(rss_one, rss_more, browsers_mb)
+
+
+async def bench_firefox_memory(pids: set[int]) -> list[str]:
+    lines = ["(d) Python RSS per extra session [firefox] (SessionManager.firefox(), isolated)"]
+    config = load_config()
+    config.browser.isolated = True
+    async with tabwarden.SessionManager(config) as manager:
+        first = await manager.firefox("bench-0")
+        _remember(first, pids)
+        rss_one = _rss_mb()
+        for i in range(1, EXTRA_SESSIONS + 1):
+            _remember(await manager.firefox(f"bench-{i}"), pids)
+        rss_more = _rss_mb()
+        sessions = [await manager.firefox(name) for name in manager.firefox_names()]
+        browsers_mb = [_browser_tree_pss_mb(session.backend.pid) for session in sessions]
+    return lines + _memory_lines(rss_one, rss_more, browsers_mb)
+
+
+def _memory_lines(rss_one: float, rss_more: float, browsers_mb: list[float]) -> list[str]:
     per_session = (rss_more - rss_one) / EXTRA_SESSIONS
     verdict = "ok" if per_session <= RSS_TARGET_MB else "OVER TARGET"
-    lines += [
+    return [
         f"  RSS with 1 session:            {rss_one:8.1f} MB",
         f"  RSS with {1 + EXTRA_SESSIONS} sessions:           {rss_more:8.1f} MB",
         f"  per extra session:             {per_session:8.2f} MB  "
@@ -243,14 +396,16 @@ async def bench_memory(pids: set[int]) -> list[str]:
         f"  (for scale, each browser process tree: median "
         f"{statistics.median(browsers_mb):.0f} MB PSS, not counted above)",
     ]
-    return lines
 
 
 # ---- leftovers ------------------------------------------------------------------------
 
 
-def _remember(browser: tabwarden.BrowserSession, pids: set[int]) -> None:
-    if browser.endpoint is not None and browser.endpoint.pid is not None:
+def _remember(browser: tabwarden.BrowserSession | FirefoxSession, pids: set[int]) -> None:
+    if isinstance(browser, FirefoxSession):
+        if browser.backend.pid is not None:
+            pids.add(browser.backend.pid)
+    elif browser.endpoint is not None and browser.endpoint.pid is not None:
         pids.add(browser.endpoint.pid)
 
 
@@ -269,7 +424,7 @@ def leftover_browsers(pids: set[int]) -> list[str]:
                 pass
     for proc in psutil.Process().children(recursive=True):
         try:
-            if "chrom" in proc.name().lower():
+            if any(browser in proc.name().lower() for browser in ("chrom", "firefox")):
                 found[proc.pid] = proc.name()
         except psutil.NoSuchProcess:
             pass
@@ -283,27 +438,39 @@ def leftover_browsers(pids: set[int]) -> list[str]:
 # ---- main -----------------------------------------------------------------------------
 
 
-async def main(quick: bool) -> int:
+async def main(quick: bool, engines: tuple[str, ...]) -> int:
     plan = QUICK if quick else FULL
     pids: set[int] = set()
-    product = ""
-    async with tabwarden.launch(isolated=True) as probe:
-        product = probe.product
-        _remember(probe, pids)
+    products = []
+    for engine in engines:
+        async with _launch(engine) as probe:
+            products.append(probe.product if engine == "chromium" else _firefox_version())
+            _remember(probe, pids)
     print(
         f"tabwarden {tabwarden.__version__} bench ({'quick' if quick else 'full'}) — "
-        f"{product}, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs"
+        f"{', '.join(products)}, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs"
     )
     with DemoSite() as site:
         print(f"local site {site.base_url}")
-        (await bench_launch_to_navigation(site, plan, pids)).print()
-        table, summary = await bench_round_trips(site, plan, pids)
-        table.print()
-        print(summary)
-        (await bench_session_and_tab(plan, pids)).print()
-        print()
-        for line in await bench_memory(pids):
-            print(line)
+        (await bench_launch_to_navigation(site, plan, pids, engines)).print()
+        if "chromium" in engines:
+            table, summary = await bench_round_trips(site, plan, pids)
+            table.print()
+            print(summary)
+        if "firefox" in engines:
+            table, lines = await bench_bidi_round_trips(site, plan, pids)
+            table.print()
+            for line in lines:
+                print(line)
+        (await bench_session_and_tab(plan, pids, engines)).print()
+        if "chromium" in engines:
+            print()
+            for line in await bench_memory(pids):
+                print(line)
+        if "firefox" in engines:
+            print()
+            for line in await bench_firefox_memory(pids):
+                print(line)
     leftovers = leftover_browsers(pids)
     print()
     if leftovers:
@@ -313,7 +480,29 @@ async def main(quick: bool) -> int:
     return 0
 
 
+def _firefox_version() -> str:
+    """Firefox's version, as its executable says it (the BiDi session keeps none)."""
+    executable = find_firefox(None)
+    reply = subprocess.run([executable, "--version"], capture_output=True, text=True, timeout=30)
+    return reply.stdout.strip() or "Firefox"
+
+
+def _engines(text: str) -> tuple[str, ...]:
+    chosen = tuple(part.strip() for part in text.split(",") if part.strip())
+    unknown = [engine for engine in chosen if engine not in ENGINES]
+    if not chosen or unknown:
+        raise argparse.ArgumentTypeError(f"engines are {' and '.join(ENGINES)}, not {text!r}")
+    return tuple(engine for engine in ENGINES if engine in chosen)
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="fewer runs, for a rough look")
-    sys.exit(asyncio.run(main(parser.parse_args().quick)))
+    parser.add_argument(
+        "--engines",
+        type=_engines,
+        default=ENGINES,
+        help="comma-separated engines to measure (default chromium,firefox)",
+    )
+    args = parser.parse_args()
+    sys.exit(asyncio.run(main(args.quick, args.engines)))

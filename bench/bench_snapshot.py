@@ -1,4 +1,5 @@
-"""Figures for tabwarden's snapshots and clicks against Playwright's, on generated pages.
+"""Figures for tabwarden's snapshots and clicks against Playwright's, on generated pages,
+on Chromium and on Firefox beside it, in one run.
 
 Run from the project root (nothing leaves 127.0.0.1; needs the ``bench`` extra:
 ``.venv/bin/pip install -e '.[dev,bench]'``, and Chromium at /usr/bin/chromium,
@@ -9,13 +10,19 @@ which Playwright drives too, so both measure the same browser build)::
     .venv/bin/python bench/bench_snapshot.py --sizes 100,1000    # only these page sizes
     .venv/bin/python bench/bench_snapshot.py --profile           # + cProfile of one snapshot
     .venv/bin/python bench/bench_snapshot.py --sizes 100 --table-rows 2000  # paging, mostly
+    .venv/bin/python bench/bench_snapshot.py --engines chromium  # without Firefox
 
 For each page size it measures, in interleaved rounds (the order alternates, so
 neither library always goes first): tabwarden's interactive and full snapshots,
 Playwright's ``locator("body").aria_snapshot()``, their sizes and how many of the
 page's interactive elements each shows; then a click on a button in the middle of
 the page by ref (tabwarden, with its receipt's diff and without it) against
-Playwright's ``locator("#target").click()``. At the largest size it breaks one
+Playwright's ``locator("#target").click()``. With Firefox (``--engines``, default
+both; Debian's firefox-esr over WebDriver BiDi) tabwarden's interactive and full
+snapshots and its click run on Firefox too, in the same interleaved rounds on the same
+pages: the tables give the Firefox / Chromium ratios, and the snapshot text of the two
+engines is compared line by line. Playwright runs on Chromium only (its own Firefox
+build is not installed here). At the largest size it breaks one
 interactive snapshot into its stages (the walker in the page, the walk with its CDP
 calls and decoding, tree building, rendering) and traces the CDP commands of one
 click. Then it reads every page of a long table (``--table-rows``, default 2,000)
@@ -23,6 +30,8 @@ with the default page size, cursor after cursor, against Playwright's one
 ``aria_snapshot()`` of it. It prints medians and p90s in tables, and checks at the
 end that no browser process it started is left running. This is a measurement script, not a
 test: it always exits 0 unless something breaks, whatever the figures.
+
+The breakdown, the click trace and the paging are Chromium's (they reach into CDP).
 
 The row marked "patched" changes tabwarden's behaviour inside this process only (a
 private method swapped): it shows what turning the receipt's diff off gains.
@@ -42,6 +51,7 @@ import os
 import pstats
 import re
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -62,8 +72,10 @@ from playwright.async_api import async_playwright
 
 import tabwarden
 from tabwarden.actions.receipt import ActionWatch
+from tabwarden.backends.executable import find_firefox
 from tabwarden.budget import Budget
 from tabwarden.cdp.connection import CDPConnection
+from tabwarden.firefox import FirefoxPage
 from tabwarden.snapshot import DEFAULT_MAX_CHARS, Snapshot, page_lines
 from tabwarden.snapshot.build import build_tree
 from tabwarden.snapshot.render import render_lines
@@ -92,6 +104,12 @@ QUICK_SKIP_S = 20.0
 PAGING_TARGET = 0.5
 """Reading every page of the long table, against Playwright's one aria_snapshot() of it."""
 DEFAULT_TABLE_ROWS = 2_000
+ENGINES = ("chromium", "firefox")
+NO_PLAYWRIGHT_FIREFOX = (
+    "playwright runs on Chromium only: its Firefox build is not installed here, so "
+    "tabwarden's Firefox figures are set beside tabwarden's Chromium ones"
+)
+_REF = re.compile(r" ?\[ref=e\d+\]")
 
 _PW_INTERACTIVE = re.compile(r"^\s*- (" + "|".join(INTERACTIVE_KINDS) + r")\b")
 _TW_INTERACTIVE = re.compile(r"^\s*- (" + "|".join(INTERACTIVE_KINDS) + r")\b.*\[ref=e\d+\]")
@@ -110,6 +128,11 @@ class Plan:
         table = self.click_rounds if clicks else self.snapshot_rounds
         return next(n for limit, n in table if size <= limit)
 
+
+TW_INTERACTIVE = "tabwarden snapshot() interactive"
+FF_INTERACTIVE = "tabwarden snapshot() interactive [firefox]"
+FF_FULL = "tabwarden snapshot(full=True) [firefox]"
+FF_CLICK = "tabwarden click(ref) [firefox]"
 
 FULL = Plan(
     snapshot_rounds=((200, 25), (2_000, 15), (sys.maxsize, 7)),
@@ -170,6 +193,8 @@ class Contenders:
     page: PWPage
     tw_pid: int | None
     pw_pids: set[int] = field(default_factory=set)
+    firefox: FirefoxPage | None = None
+    """tabwarden's tab on Firefox, when the run measures Firefox too."""
 
 
 async def _goto(c: Contenders, url: str, page: GeneratedPage) -> None:
@@ -178,10 +203,14 @@ async def _goto(c: Contenders, url: str, page: GeneratedPage) -> None:
     count = "document.body.querySelectorAll('*').length"
     tw_count = await _tw_eval(c.tab, count)
     pw_count = await c.page.evaluate(count)
-    if tw_count != page.elements or pw_count != page.elements:
+    ff_count = page.elements
+    if c.firefox is not None:
+        await c.firefox.navigate(url, timeout_ms=CALL_TIMEOUT_MS)
+        ff_count = await c.firefox.evaluate(count, timeout_ms=CALL_TIMEOUT_MS)
+    if page.elements != tw_count or page.elements != pw_count or page.elements != ff_count:
         raise RuntimeError(
             f"page {page.size}: expected {page.elements} elements, "
-            f"tabwarden sees {tw_count}, Playwright {pw_count}"
+            f"tabwarden sees {tw_count}, Playwright {pw_count}, tabwarden on Firefox {ff_count}"
         )
 
 
@@ -206,6 +235,11 @@ class SizeResult:
     click_diff_ms: float = 0.0
     click_nodiff_ms: float = 0.0
     pw_click_ms: float = 0.0
+    ff_interactive_ms: float = 0.0
+    ff_full_ms: float = 0.0
+    ff_interactive_chars: int = 0
+    ff_full_chars: int = 0
+    ff_click_ms: float = 0.0
 
 
 async def bench_snapshots(
@@ -232,6 +266,23 @@ async def bench_snapshots(
         "tabwarden snapshot(full=True)": tw_full,
         "playwright aria_snapshot()": pw_aria,
     }
+    firefox = c.firefox
+    if firefox is not None:
+
+        async def ff_interactive() -> None:
+            assert firefox is not None
+            snaps["firefox interactive"] = await firefox.snapshot(
+                max_chars=NO_PAGING, timeout_ms=CALL_TIMEOUT_MS
+            )
+
+        async def ff_full() -> None:
+            assert firefox is not None
+            snaps["firefox full"] = await firefox.snapshot(
+                full=True, max_chars=NO_PAGING, timeout_ms=CALL_TIMEOUT_MS
+            )
+
+        calls[FF_INTERACTIVE] = ff_interactive
+        calls[FF_FULL] = ff_full
     start = time.perf_counter_ns()
     for _ in range(plan.warmup):
         for call in calls.values():
@@ -259,7 +310,7 @@ async def bench_snapshots(
     )
     rows = {
         name: table.add(
-            Row(name, "ms", tuple(values), time_target if "interactive" in name else "")
+            Row(name, "ms", tuple(values), time_target if name == TW_INTERACTIVE else "")
         )
         for name, values in samples.items()
     }
@@ -285,7 +336,50 @@ async def bench_snapshots(
     )
     for line in _coverage(page, interactive, aria):
         table.note(line)
+    if firefox is not None:
+        result.ff_interactive_ms = rows[FF_INTERACTIVE].median
+        result.ff_full_ms = rows[FF_FULL].median
+        ff_interactive, ff_full = snaps["firefox interactive"], snaps["firefox full"]
+        result.ff_interactive_chars = ff_interactive.page.chars
+        result.ff_full_chars = ff_full.page.chars
+        table.note(
+            f"firefox / chromium (tabwarden, medians): interactive "
+            f"{result.ff_interactive_ms / result.interactive_ms:.2f}x, "
+            f"full {result.ff_full_ms / result.full_ms:.2f}x"
+        )
+        table.note(
+            f"firefox chars: interactive {result.ff_interactive_chars:,} "
+            f"({len(ff_interactive.lines):,} lines), full {result.ff_full_chars:,} "
+            f"({len(ff_full.lines):,} lines)"
+        )
+        for view, ours, theirs in (
+            ("interactive", interactive, ff_interactive),
+            ("full", full, ff_full),
+        ):
+            table.note(_agreement(view, ours.lines, theirs.lines))
+        table.note(NO_PLAYWRIGHT_FIREFOX)
     return table, result
+
+
+def _agreement(view: str, chromium: list[str], firefox: list[str]) -> str:
+    """Whether the two engines' snapshot texts agree: line counts, the lines only one of
+    them has (refs aside, as each tab numbers its own), and the first such pair."""
+    ours = [_REF.sub("", line) for line in chromium]
+    theirs = [_REF.sub("", line) for line in firefox]
+    counts = f"{len(chromium):,} lines on chromium, {len(firefox):,} on firefox"
+    if ours == theirs:
+        same_refs = "same refs" if chromium == firefox else "refs numbered apart"
+        return f"snapshot text, {view}: the same on both engines ({counts}; {same_refs})"
+    only_chromium = Counter(ours) - Counter(theirs)
+    only_firefox = Counter(theirs) - Counter(ours)
+    first = next(
+        ((a, b) for a, b in zip([*ours, ""], [*theirs, ""], strict=False) if a != b), ("", "")
+    )
+    return (
+        f"snapshot text, {view}: DIFFERS ({counts}; {sum(only_chromium.values()):,} lines "
+        f"only on chromium, {sum(only_firefox.values()):,} only on firefox, refs aside); "
+        f"first: chromium {first[0].strip()[:70]!r} / firefox {first[1].strip()[:70]!r}"
+    )
 
 
 def _coverage(page: GeneratedPage, interactive: Snapshot, aria: str) -> list[str]:
@@ -363,6 +457,20 @@ async def _target_ref(tab: Tab, element_id: str) -> str:
     raise RuntimeError(f"#{element_id} has no ref in the interactive snapshot")
 
 
+async def _firefox_target_ref(tab: FirefoxPage, element_id: str) -> str:
+    """The ref of the element with this id on Firefox, from one interactive snapshot."""
+    snap = await tab.snapshot(max_chars=NO_PAGING, timeout_ms=CALL_TIMEOUT_MS)
+    handle = await tab.evaluate_in(
+        tab.context,
+        f"globalThis.__tabwardenWalker.idOf(document.getElementById({json.dumps(element_id)}))",
+        Budget(CALL_TIMEOUT_MS / 1000),
+    )
+    for node in snap.root.walk():
+        if node.handle == handle and node.ref:
+            return node.ref
+    raise RuntimeError(f"#{element_id} has no ref in Firefox's interactive snapshot")
+
+
 async def bench_clicks(c: Contenders, result: SizeResult, plan: Plan) -> Table:
     page = result.page
     ref = await _target_ref(c.tab, page.target_id)
@@ -398,6 +506,18 @@ async def bench_clicks(c: Contenders, result: SizeResult, plan: Plan) -> Table:
         "tabwarden click(ref), no diff (patched)": tw_nodiff,
         "playwright locator(#target).click()": pw_click,
     }
+    firefox = c.firefox
+    ff_clicks = 0
+    if firefox is not None:
+        ff_ref = await _firefox_target_ref(firefox, page.target_id)
+
+        async def ff_click() -> None:
+            nonlocal ff_clicks
+            assert firefox is not None
+            await firefox.click(ff_ref, timeout_ms=CALL_TIMEOUT_MS)
+            ff_clicks += 1
+
+        calls[FF_CLICK] = ff_click
     for _ in range(plan.click_warmup):
         for call in calls.values():
             await call()
@@ -406,13 +526,20 @@ async def bench_clicks(c: Contenders, result: SizeResult, plan: Plan) -> Table:
     expression = f"window.__hits[{json.dumps(page.target_id)}] || 0"
     tw_count = await _tw_eval(c.tab, expression)
     pw_count = await c.page.evaluate(expression)
+    ff_count = 0
+    if firefox is not None:
+        ff_count = await firefox.evaluate(expression, timeout_ms=CALL_TIMEOUT_MS)
     table = Table(
         f"(2) click a button in the middle by ref ({ref} = {selector}), {page.size:,} elements"
         f" — {rounds} interleaved rounds after {plan.click_warmup} warm-up"
     )
     names = list(calls)
     for name in names:
-        target = f"<= {CLICK_TARGET}x playwright" if name.startswith("tabwarden") else ""
+        target = (
+            f"<= {CLICK_TARGET}x playwright"
+            if name.startswith("tabwarden") and name != FF_CLICK
+            else ""
+        )
         table.add(Row(name, "ms", tuple(samples[name]), target))
     result.click_diff_ms = statistics.median(samples[names[0]])
     result.click_nodiff_ms = statistics.median(samples[names[1]])
@@ -428,11 +555,21 @@ async def bench_clicks(c: Contenders, result: SizeResult, plan: Plan) -> Table:
         "the no-diff row patches ActionWatch.receipt(diff=False) in this process (the same as "
         "browser.receipt_diff: off)"
     )
-    ok = tw_count == tw_clicks and pw_count == pw_clicks
+    ok = tw_count == tw_clicks and pw_count == pw_clicks and ff_count == ff_clicks
+    on_firefox = f", tabwarden firefox page {ff_count}/{ff_clicks}" if firefox else ""
     table.note(
         f"onclick counter: tabwarden page {tw_count}/{tw_clicks} clicks, "
-        f"playwright page {pw_count}/{pw_clicks} — {'ok' if ok else 'MISMATCH'}"
+        f"playwright page {pw_count}/{pw_clicks}{on_firefox} — {'ok' if ok else 'MISMATCH'}"
     )
+    if firefox is not None:
+        result.ff_click_ms = statistics.median(samples[FF_CLICK])
+        table.note(
+            f"firefox click / chromium click (tabwarden, medians): with diff "
+            f"{result.ff_click_ms / result.click_diff_ms:.2f}x, no diff "
+            f"{result.ff_click_ms / result.click_nodiff_ms:.2f}x; a Firefox click returns no "
+            "receipt (docs/engines-matrix.md), so it does less than either Chromium row"
+        )
+        table.note(NO_PLAYWRIGHT_FIREFOX)
     missing = diff_seen.count(False)
     if diff_skipped:
         table.note(
@@ -701,7 +838,7 @@ def _chromium_children() -> set[int]:
     found = set()
     for proc in psutil.Process().children(recursive=True):
         with contextlib.suppress(psutil.NoSuchProcess):
-            if "chrom" in proc.name().lower():
+            if any(browser in proc.name().lower() for browser in ("chrom", "firefox")):
                 found.add(proc.pid)
     return found
 
@@ -770,9 +907,30 @@ def print_summary(results: list[SizeResult]) -> None:
         line("  tabwarden click with diff", [r.click_diff_ms for r in clicked], unit="ms")
         line("  tabwarden click no diff", [r.click_nodiff_ms for r in clicked], unit="ms")
         line("  playwright click", [r.pw_click_ms for r in clicked], unit="ms")
+    ff = [r for r in results if r.ff_interactive_ms]
+    if ff:
+        print("\n(3) summary: tabwarden on firefox / tabwarden on chromium, medians")
+        heads = "".join(f"{r.size:>12,}" for r in ff)
+        print(f"  {'elements':<34}{heads}")
+        line("snapshot time, interactive", [r.ff_interactive_ms / r.interactive_ms for r in ff])
+        line("snapshot time, full", [r.ff_full_ms / r.full_ms for r in ff])
+        line(
+            "snapshot chars, interactive",
+            [r.ff_interactive_chars / r.interactive_chars for r in ff],
+        )
+        line("snapshot chars, full", [r.ff_full_chars / r.full_chars for r in ff])
+        line("click / click with diff", [r.ff_click_ms / r.click_diff_ms for r in ff])
+        line("click / click no diff", [r.ff_click_ms / r.click_nodiff_ms for r in ff])
+        print(f"  {'absolute medians on firefox (ms)':<34}")
+        line("  tabwarden interactive", [r.ff_interactive_ms for r in ff], unit="ms")
+        line("  tabwarden full", [r.ff_full_ms for r in ff], unit="ms")
+        line("  tabwarden click (no receipt)", [r.ff_click_ms for r in ff], unit="ms")
+        print(f"  {NO_PLAYWRIGHT_FIREFOX}")
 
 
-async def main(quick: bool, sizes: list[int], profile: bool, table_rows: int) -> int:
+async def main(
+    quick: bool, sizes: list[int], profile: bool, table_rows: int, engines: tuple[str, ...]
+) -> int:
     plan = QUICK if quick else FULL
     pids: set[int] = set()
     results: list[SizeResult] = []
@@ -784,7 +942,16 @@ async def main(quick: bool, sizes: list[int], profile: bool, table_rows: int) ->
         if long_table is not None:
             Path(folder, "table.html").write_text(long_table.html, encoding="utf-8")
         with PageServer(Path(folder)) as server:
-            async with tabwarden.launch(isolated=True) as browser, async_playwright() as pw:
+            async with contextlib.AsyncExitStack() as stack:
+                browser = await stack.enter_async_context(tabwarden.launch(isolated=True))
+                pw = await stack.enter_async_context(async_playwright())
+                firefox = None
+                if "firefox" in engines:
+                    firefox = await stack.enter_async_context(
+                        tabwarden.launch(engine="firefox", isolated=True)
+                    )
+                    if firefox.backend.pid is not None:
+                        pids.add(firefox.backend.pid)
                 before = _chromium_children()
                 pw_browser: PWBrowser = await pw.chromium.launch(
                     executable_path=CHROMIUM, headless=True, args=PLAYWRIGHT_ARGS
@@ -807,6 +974,9 @@ async def main(quick: bool, sizes: list[int], profile: bool, table_rows: int) ->
                     )
                     pw_page = await pw_browser.new_page(viewport={"width": 1280, "height": 720})
                     c = Contenders(await browser.new_tab(), pw_page, browser.endpoint.pid)
+                    if firefox is not None:
+                        c.firefox = await firefox.new_tab()
+                        print(f"firefox: {_firefox_version()}; {NO_PLAYWRIGHT_FIREFOX}")
                     largest: GeneratedPage | None = None
                     for size, page in pages.items():
                         await _goto(c, server.url(f"page-{size}.html"), page)
@@ -844,6 +1014,22 @@ async def main(quick: bool, sizes: list[int], profile: bool, table_rows: int) ->
     return 0
 
 
+def _firefox_version() -> str:
+    """Firefox's version, as its executable says it (the BiDi session keeps none)."""
+    executable = find_firefox(None)
+    reply = subprocess.run([executable, "--version"], capture_output=True, text=True, timeout=30)
+    return reply.stdout.strip() or "Firefox"
+
+
+def _engines(text: str) -> tuple[str, ...]:
+    chosen = tuple(part.strip() for part in text.split(",") if part.strip())
+    if "chromium" not in chosen or any(engine not in ENGINES for engine in chosen):
+        raise argparse.ArgumentTypeError(
+            f"engines are chromium (always: Playwright's side) and firefox, not {text!r}"
+        )
+    return tuple(engine for engine in ENGINES if engine in chosen)
+
+
 def _load() -> str:
     return " ".join(f"{x:.1f}" for x in os.getloadavg())
 
@@ -876,5 +1062,11 @@ if __name__ == "__main__":
         default=DEFAULT_TABLE_ROWS,
         help=f"rows of the table read page by page (default {DEFAULT_TABLE_ROWS:,}; 0: skip)",
     )
+    parser.add_argument(
+        "--engines",
+        type=_engines,
+        default=ENGINES,
+        help="chromium, or chromium,firefox (default): tabwarden on Firefox beside it",
+    )
     args = parser.parse_args()
-    sys.exit(asyncio.run(main(args.quick, args.sizes, args.profile, args.table_rows)))
+    sys.exit(asyncio.run(main(args.quick, args.sizes, args.profile, args.table_rows, args.engines)))
