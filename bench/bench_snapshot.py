@@ -132,7 +132,7 @@ class Plan:
 TW_INTERACTIVE = "tabwarden snapshot() interactive"
 FF_INTERACTIVE = "tabwarden snapshot() interactive [firefox]"
 FF_FULL = "tabwarden snapshot(full=True) [firefox]"
-FF_CLICK = "tabwarden click(ref) [firefox]"
+FF_CLICK = "tabwarden click(ref), receipt with diff [firefox]"
 
 FULL = Plan(
     snapshot_rounds=((200, 25), (2_000, 15), (sys.maxsize, 7)),
@@ -206,7 +206,7 @@ async def _goto(c: Contenders, url: str, page: GeneratedPage) -> None:
     ff_count = page.elements
     if c.firefox is not None:
         await c.firefox.navigate(url, timeout_ms=CALL_TIMEOUT_MS)
-        ff_count = await c.firefox.evaluate(count, timeout_ms=CALL_TIMEOUT_MS)
+        ff_count = (await c.firefox.evaluate(count, timeout_ms=CALL_TIMEOUT_MS)).value
     if page.elements != tw_count or page.elements != pw_count or page.elements != ff_count:
         raise RuntimeError(
             f"page {page.size}: expected {page.elements} elements, "
@@ -514,7 +514,8 @@ async def bench_clicks(c: Contenders, result: SizeResult, plan: Plan) -> Table:
         async def ff_click() -> None:
             nonlocal ff_clicks
             assert firefox is not None
-            await firefox.click(ff_ref, timeout_ms=CALL_TIMEOUT_MS)
+            receipt = await firefox.click(ff_ref, timeout_ms=CALL_TIMEOUT_MS)
+            assert receipt.diff is not None or receipt.diff_skipped
             ff_clicks += 1
 
         calls[FF_CLICK] = ff_click
@@ -528,7 +529,7 @@ async def bench_clicks(c: Contenders, result: SizeResult, plan: Plan) -> Table:
     pw_count = await c.page.evaluate(expression)
     ff_count = 0
     if firefox is not None:
-        ff_count = await firefox.evaluate(expression, timeout_ms=CALL_TIMEOUT_MS)
+        ff_count = (await firefox.evaluate(expression, timeout_ms=CALL_TIMEOUT_MS)).value
     table = Table(
         f"(2) click a button in the middle by ref ({ref} = {selector}), {page.size:,} elements"
         f" — {rounds} interleaved rounds after {plan.click_warmup} warm-up"

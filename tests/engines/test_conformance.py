@@ -919,3 +919,19 @@ async def test_the_first_new_tab_is_the_blank_one_the_browser_starts_with(engine
         second = await session.new_tab()
         assert (first.id, second.id) == ("t1", "t2")
         assert first.title == "Engines" and second.url == "about:blank"
+
+
+async def test_both_engines_give_the_same_snapshot_text(server):
+    pages = ("/engines_input.html", "/content_article.html", "/engines_tall.html")
+    texts: dict[str, list[str]] = {}
+    for engine in ENGINES:
+        async with tabwarden.launch(isolated=True, engine=engine) as session:
+            tab = await session.new_tab()
+            for path in pages:
+                await tab.navigate(server.url(path))
+                for full in (False, True):
+                    lines = (await tab.snapshot(full=full)).text.splitlines()
+                    # The header names the tab and URL; the rest is the page's view.
+                    texts.setdefault(engine, []).extend(lines[1:])
+    assert texts["firefox"] == texts["chromium"]
+    assert any(line.startswith("# not shown:") for line in texts["chromium"])

@@ -59,6 +59,7 @@ from ..screenshot import Screenshot, save_screenshot
 from ..snapshot import DEFAULT_MAX_CHARS, RefTable, Snapshot
 from ..snapshot.build import build_tree
 from ..snapshot.captures import Capture, CaptureStore, Cursor, new_capture_id
+from ..snapshot.model import LeftOut
 from ..snapshot.reading import dialog_lines, header_line, scope_node
 from ..snapshot.render import check_max_chars, render_lines, select_lines
 from ..snapshot.walker import WALKER_JS, FrameWalk
@@ -708,7 +709,8 @@ class FirefoxPage:
         if scope is not None:
             root = scope_node(root, scope, self.refs, self.id)
             header.append(f"# scope {root.ref}")
-        lines = render_lines(root, full=full, page_url=self.url)
+        left_out = _left_out(walks) if scope is None and not full else None
+        lines = render_lines(root, full=full, page_url=self.url, left_out=left_out)
         if not full and scope is None:
             self.last_view = lines
         header, selected = select_lines(header, lines, find)
@@ -745,7 +747,9 @@ class FirefoxPage:
         walks: dict[str, FrameWalk] = {}
         await self._walk(self.context, None, False, budget, walks, depth=0)
         root = build_tree(walks, self.context, self.refs)
-        self.last_view = render_lines(root, full=False, page_url=self.url)
+        self.last_view = render_lines(
+            root, full=False, page_url=self.url, left_out=_left_out(walks)
+        )
         return PageView(root, self.last_view)
 
     async def _changed_since(self, capture: Capture, budget: Budget) -> bool | None:
@@ -790,6 +794,7 @@ class FirefoxPage:
             title=str(data.get("t", "")),
             token=str(data.get("w", "")),
             changes=int(data.get("c", 0)),
+            left_out=LeftOut(*data["o"]) if "o" in data else None,
         )
         walks[context] = walk
         frames = remote_value(await self.call_in(context, _FRAMES, [], budget))
@@ -1301,6 +1306,14 @@ class FirefoxPage:
     @engine_side
     async def aclose_tasks(self) -> None:
         await self._tasks.close()
+
+
+def _left_out(walks: dict[str, FrameWalk]) -> LeftOut:
+    """What an interactive view leaves out, over all the frames walked (its last line)."""
+    left_out = LeftOut()
+    for walk in walks.values():
+        left_out = left_out.plus(walk.left_out or LeftOut())
+    return left_out
 
 
 async def _awaited(work: Awaitable[T]) -> T:
