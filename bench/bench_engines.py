@@ -175,8 +175,8 @@ async def main(quick: bool) -> int:
                         }
                         _ratio_note(table, rows)
                     table.note(
-                        "a Chromium click waits for and returns a receipt of what changed; "
-                        "a Firefox click has none yet (docs/engines-matrix.md)"
+                        "both clicks wait for and return the same receipt of what changed; "
+                        "Firefox's diff walks the whole page again (bench_snapshot.py)"
                     )
                     table.print()
             finally:
