@@ -12,7 +12,7 @@ from .resolve import resolve
 if TYPE_CHECKING:
     from ..page import Page
 
-__all__ = ["DIRECTIONS", "check_direction", "scroll"]
+__all__ = ["DIRECTIONS", "check_direction", "scroll", "scroll_delta"]
 
 DIRECTIONS = (None, "up", "down", "left", "right")
 _SETTLE_S = 1.0
@@ -54,14 +54,7 @@ async def scroll(
     if direction is None:
         raise InvalidArgument("direction=None needs a ref to scroll into view")
     before = await forms.scroll_position(session, object_id, budget)
-    step = (
-        amount
-        if amount is not None
-        else 0.8 * (size[1] if direction in ("up", "down") else size[0])
-    )
-    dx, dy = {"up": (0, -step), "down": (0, step), "left": (-step, 0), "right": (step, 0)}[
-        direction
-    ]
+    dx, dy = scroll_delta(direction, amount, size)
     await pointer.wheel(page, point, dx, dy, budget)
     position = before
     wait = budget.child(_SETTLE_S)
@@ -70,3 +63,16 @@ async def scroll(
         position = await forms.scroll_position(session, object_id, budget)
     moved = "" if position != before else " (it did not move: already at the end?)"
     return label, f"scrolled {direction} to x={position['x']:.0f}, y={position['y']:.0f}{moved}"
+
+
+def scroll_delta(
+    direction: str, amount: float | None, size: tuple[float, float]
+) -> tuple[float, float]:
+    """How far (x, y, CSS px) a scroll goes: ``amount``, else most of ``size`` (the
+    viewport's or the element's width and height) in ``direction``."""
+    step = (
+        amount
+        if amount is not None
+        else 0.8 * (size[1] if direction in ("up", "down") else size[0])
+    )
+    return {"up": (0, -step), "down": (0, step), "left": (-step, 0), "right": (step, 0)}[direction]

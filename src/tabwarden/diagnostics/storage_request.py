@@ -24,6 +24,7 @@ __all__ = [
     "StorageKind",
     "StorageResult",
     "check_request",
+    "check_web_storage",
     "cookie_param",
     "cookie_spec",
 ]
@@ -227,3 +228,20 @@ def cookie_param(cookie: Any, *, where: str) -> dict[str, Any]:
             )
         out["sameSite"] = normal
     return out
+
+
+def check_web_storage(kind: str, cookie: CookieSpec, all: bool) -> None:
+    """Refuse cookie-only fields (domain, path, expires…, ``all``) given for web storage."""
+    given = {name: getattr(cookie, name) for name in CookieSpec.model_fields}
+    cookie_only = [
+        name
+        for name, value in given.items()
+        if name not in ("name", "value") and value is not None and value is not False
+    ]
+    if all:
+        cookie_only.append("all")
+    if cookie_only:
+        raise InvalidArgument(
+            f"{', '.join(cookie_only)} only apply to cookies, not to kind={kind!r}",
+            hint="leave them out, or use kind='cookies'",
+        )

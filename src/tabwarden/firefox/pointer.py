@@ -18,7 +18,7 @@ from typing import Any
 
 from ..actions.forms import SCROLL_POSITION_JS
 from ..actions.pointer import check_click, modifier_names
-from ..actions.scrolling import check_direction
+from ..actions.scrolling import check_direction, scroll_delta
 from ..budget import Budget
 from ..errors import InvalidArgument
 from .calling import InputPage, call_on
@@ -195,14 +195,7 @@ async def scroll_wheel(
         return dict(await call_on(page, context, element, SCROLL_POSITION_JS, budget))
 
     before = await position()
-    step = (
-        amount
-        if amount is not None
-        else 0.8 * (size[1] if direction in ("up", "down") else size[0])
-    )
-    dx, dy = {"up": (0, -step), "down": (0, step), "left": (-step, 0), "right": (step, 0)}[
-        direction
-    ]
+    dx, dy = scroll_delta(direction, amount, size)
     wheel = {
         "type": "scroll",
         "x": at[0],

@@ -22,7 +22,13 @@ from urllib.parse import urlsplit
 
 from ..bidi.connection import BiDiConnection
 from ..budget import Budget
-from ..diagnostics.storage_request import CookieSpec, StorageResult, check_request, cookie_param
+from ..diagnostics.storage_request import (
+    CookieSpec,
+    StorageResult,
+    check_request,
+    check_web_storage,
+    cookie_param,
+)
 from ..errors import BiDiError, InvalidArgument
 from .values import local_value, remote_value
 
@@ -74,19 +80,7 @@ async def run(
     check_request(action, kind)
     if kind == "cookies":
         return await _cookies(page, connection, budget, action=action, cookie=cookie, all=all)
-    given = {name: getattr(cookie, name) for name in CookieSpec.model_fields}
-    cookie_only = [
-        name
-        for name, value in given.items()
-        if name not in ("name", "value") and value is not None and value is not False
-    ]
-    if all:
-        cookie_only.append("all")
-    if cookie_only:
-        raise InvalidArgument(
-            f"{', '.join(cookie_only)} only apply to cookies, not to kind={kind!r}",
-            hint="leave them out, or use kind='cookies'",
-        )
+    check_web_storage(kind, cookie, all)
     return await _web_storage(
         page, budget, action=action, local=kind == "local", name=cookie.name, value=cookie.value
     )
