@@ -1244,7 +1244,7 @@ class FirefoxPage(Facade[AsyncFirefoxPage]):
         timeout_ms: float | None = None,
     ) -> NavigationResult:
         """Load ``url`` and wait for ``wait_until`` (commit, domcontentloaded, load,
-        networkidle — the last as load: BiDi has no network-idle signal)."""
+        networkidle: loaded, then no request in flight for 500 ms)."""
         return run(unwrap(self).navigate(url, wait_until=wait_until, timeout_ms=timeout_ms))
 
     def network(
