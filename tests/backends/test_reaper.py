@@ -16,6 +16,7 @@ import pytest
 
 from tabwarden.backends.reaper import (
     RUN_DIR_PREFIX,
+    group_alive,
     kill_process_group,
     make_run_dir,
     pid_alive,
@@ -279,3 +280,34 @@ def test_exit_actions_run_once_at_reap_and_removed_ones_never() -> None:
     registry.reap_all()  # a failing action does not stop the others
     registry.reap_all()
     assert ran == ["release a", "failing", "release b"]
+
+
+def test_a_group_is_alive_until_every_process_of_it_has_died():
+    group = subprocess.Popen(["sh", "-c", "sleep 30 & sleep 30"], start_new_session=True)
+    deadline = time.monotonic() + 10
+    try:
+        while len(_members(group.pid)) < 2:  # polled: the shell's child has started
+            assert time.monotonic() < deadline, "the group's child never started"
+            time.sleep(0.01)
+        assert group_alive(group.pid)
+        os.kill(group.pid, signal.SIGKILL)  # the leader alone: its child lives on
+        group.wait()
+        assert group_alive(group.pid)
+        kill_process_group(group.pid)
+        while group_alive(group.pid):  # the killed child's exit is seen a moment later
+            assert time.monotonic() < deadline, "the group's last process never went"
+            time.sleep(0.01)
+    finally:
+        kill_process_group(group.pid)
+
+
+def _members(pgid: int) -> list[int]:
+    found = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                if os.getpgid(int(pid)) == pgid:
+                    found.append(int(pid))
+            except OSError:
+                continue
+    return found

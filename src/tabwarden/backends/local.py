@@ -21,6 +21,7 @@ from .executable import find_browser
 from .profiles import claim_profile, workspace_profile_dir
 from .reaper import (
     TrackedBrowser,
+    group_alive,
     kill_process_group,
     make_run_dir,
     reaper,
@@ -35,6 +36,7 @@ __all__ = [
     "chromium_args",
     "has_display",
     "profile_switches",
+    "until_group_gone",
 ]
 
 _POLL_S = 0.01
@@ -229,6 +231,7 @@ class LocalChromium:
                 await _wait_exit(process, _GRACEFUL_EXIT_S)
             kill_process_group(process.pid)
             await _wait_exit(process, _GRACEFUL_EXIT_S)
+            await until_group_gone(process.pid, _GRACEFUL_EXIT_S)
         if run_dir is not None:
             remove_tree(run_dir)
         if socket_dir is not None:
@@ -330,6 +333,17 @@ class LocalChromium:
                 return log.read().decode(errors="replace").strip()
         except OSError:
             return ""
+
+
+async def until_group_gone(pgid: int, timeout_s: float) -> bool:
+    """Until no process of a killed browser's group runs (its helpers die a moment after
+    it), within ``timeout_s``: a close returns with nothing of the browser left."""
+    budget = Budget(timeout_s)
+    while group_alive(pgid):
+        if budget.expired:
+            return False
+        await budget.sleep(_POLL_S)
+    return True
 
 
 async def _wait_exit(process: subprocess.Popen[bytes], timeout_s: float) -> bool:

@@ -28,6 +28,7 @@ from types import FrameType
 __all__ = [
     "RUN_DIR_PREFIX",
     "TrackedBrowser",
+    "group_alive",
     "kill_process_group",
     "make_run_dir",
     "pid_alive",
@@ -138,6 +139,32 @@ def kill_process_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.kill(pid, signal.SIGKILL)
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether a process of the group still runs. A killed browser's helpers (zygote,
+    renderers) die a moment after its main process; zombies aside (they hold nothing)."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return True  # no way to tell a zombie here: the group is taken as alive
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # "pid (command) state ppid pgrp …": the command may hold spaces and parentheses.
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if len(fields) > 2 and fields[0] != "Z" and fields[2] == str(pgid):
+            return True
+    return False
 
 
 def singleton_dir(profile: Path) -> Path | None:

@@ -25,7 +25,7 @@ from ..budget import Budget
 from ..errors import BrowserLaunchError, ConfigError, DeadlineExceeded
 from .discovery import read_active_port
 from .executable import find_browser
-from .local import has_display, profile_switches
+from .local import has_display, profile_switches, until_group_gone
 from .profiles import claim_profile, data_root
 from .reaper import kill_process_group, remove_tree, singleton_dir
 
@@ -225,6 +225,7 @@ async def _kill(process: subprocess.Popen[bytes], profile: Path) -> None:
     wait = Budget(_EXIT_WAIT_S)
     while process.poll() is None and not wait.expired:
         await wait.sleep(_POLL_S)
+    await until_group_gone(process.pid, wait.remaining())
     if socket_dir is not None:
         remove_tree(socket_dir)  # a killed Chromium leaves its one-instance socket folder
     with contextlib.suppress(FileNotFoundError):
