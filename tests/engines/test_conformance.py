@@ -543,8 +543,16 @@ async def test_a_download_lands_in_the_downloads_folder_with_size_and_flag(drive
     assert {"url", "state", "path", "size", "executable"} <= set(data["downloads"][0])
 
 
-async def test_a_receipt_waits_for_the_requests_the_action_sent(page):
-    receipt = await page.tab.click(await page.ref('button "Load"'))
+async def test_a_receipt_waits_for_the_requests_the_action_sent(page, server):
+    # Firefox reports a request from its parent process, with no order against the
+    # page's own replies: on a loaded machine a request may be seen after the page
+    # settled, and the receipt then does not list it (docs/firefox.md). One of three
+    # tries must; Chromium's must each time.
+    for _ in range(3 if page.engine == "firefox" else 1):
+        receipt = await page.tab.click(await page.ref('button "Load"'))
+        if receipt.requests:
+            break
+        await page.tab.navigate(server.url("/engines.html"))
     assert any(r.startswith("GET /engines_child.html 200") for r in receipt.requests), receipt
     assert receipt.settle_wait_ms > 0 and not receipt.still_open
     assert receipt.diff is not None

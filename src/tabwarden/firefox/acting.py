@@ -236,8 +236,16 @@ class FirefoxActionWatch:
         their answers queued, within ``browser.receipt_settle_ms`` and half of what is
         left of the call's budget; how long it waited (0: it started none)."""
         settle_s = self._host.receipt_settle_ms / 1000
-        if not self._awaited() or settle_s <= 0:
+        if settle_s <= 0:
             return 0
+        if not self._awaited():
+            # The page's own script ran, but the requests it started are Firefox's parent
+            # process's to report: one round trip there lets the events it has queued
+            # arrive first (BiDi does not order them before a script's reply).
+            with contextlib.suppress(TabwardenError):
+                await self._host.connection.send("session.status", {}, budget=budget.child(1.0))
+            if not self._awaited():
+                return 0
         started = time.monotonic()
         wait = budget.child(min(settle_s, budget.remaining() / 2))
         page = self._page
