@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 from collections.abc import AsyncIterator
 
 import pytest
@@ -87,3 +89,21 @@ async def test_a_popup_starts_emulated_and_reset_withdraws_the_geolocation_grant
     finally:
         await firefox.emulate(reset=True)
     assert (await tab.evaluate(permission)).value == "prompt"
+
+
+@pytest.mark.browser
+async def test_a_relaunched_firefox_keeps_the_sessions_emulation(server):
+    seen = "[Intl.DateTimeFormat().resolvedOptions().timeZone, navigator.userAgent, innerWidth]"
+    async with tabwarden.launch(isolated=True, engine="firefox") as session:
+        tab = await session.new_tab(server.url("/engines.html"))
+        await session.emulate(timezone="Asia/Tokyo", user_agent="Kept/1.0", width=640, height=480)
+        assert (await tab.evaluate(seen)).value == ["Asia/Tokyo", "Kept/1.0", 640]
+        os.killpg(session.backend.pid, signal.SIGKILL)
+        budget = Budget(10)
+        while not session.browser_lost:
+            assert not budget.expired, "the browser's end was not seen"
+            await budget.sleep(0.02)
+        fresh = await session.new_tab(server.url("/engines.html"))  # relaunches Firefox
+        assert session.take_relaunch_notice() is not None
+        assert (await fresh.evaluate(seen)).value == ["Asia/Tokyo", "Kept/1.0", 640]
+        assert session.emulation_state().timezone == "Asia/Tokyo"

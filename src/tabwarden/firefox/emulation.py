@@ -116,6 +116,12 @@ class FirefoxEmulation:
         notes = await self._apply(connection, pages, old, new, budget)
         return EmulationResult(new, tuple(notes), own_viewport=self.own_viewport)
 
+    async def restore(self, connection: BiDiConnection, budget: Budget) -> list[str]:
+        """Put a new browser of the session (a relaunch) in the session's emulation: what
+        the old one had is gone with it. Its tabs get their viewport as they open."""
+        self._granted = set()
+        return await self._apply(connection, [], EmulationState(), self.state, budget)
+
     def grant_for(self, url: str) -> JSONObject | None:
         """``permissions.setPermission`` that lets a page loading ``url`` read the emulated
         position, when it needs one."""

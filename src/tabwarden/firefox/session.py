@@ -174,6 +174,9 @@ class FirefoxSession:
         await self._connection.send(
             "network.addIntercept", {"phases": ["beforeRequestSent"]}, budget=budget
         )
+        # A relaunched browser starts as the session left off (a first one: no change).
+        for problem in await self.emulation.restore(self._connection, budget):
+            logger.warning("emulation not restored after a relaunch: %s", problem)
         tree = await self._connection.send("browsingContext.getTree", {}, budget=budget)
         for info in tree.get("contexts", []):
             self._context_created(info)
