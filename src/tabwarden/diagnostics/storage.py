@@ -44,8 +44,10 @@ from .storage_request import (
     StorageResult,
     check_request,
     check_web_storage,
+    cookie_page_url,
     cookie_param,
     cookie_spec,
+    storage_origin,
 )
 
 if TYPE_CHECKING:
@@ -254,7 +256,7 @@ async def _web_storage(
     tab: Page, budget: Budget, *, action: str, local: bool, name: str | None, value: str | None
 ) -> StorageResult:
     kind = "local" if local else "session"
-    origin = _page_origin(tab)
+    origin = storage_origin(tab.id, tab.url)
     tab.check_no_dialog()  # DOMStorage runs on the page's thread, paused by a dialog
     session = tab.frames.main_session
     key = await session.send(
@@ -313,7 +315,7 @@ async def _cookies(
             cookies = await _all_cookies(browser, budget)
             scope = "all cookies of the browser"
         else:
-            page = cookie.url or _page_url(tab)
+            page = cookie.url or cookie_page_url(tab.id, tab.url)
             cookies = await _cookies_for(tab, page, budget)
             scope = page
         if cookie.name is not None:
@@ -327,7 +329,11 @@ async def _cookies(
                 "setting a cookie needs a name and a value",
                 hint="e.g. action='set', kind='cookies', name='consent', value='yes'",
             )
-        url = cookie.url if cookie.url is not None or cookie.domain is not None else _page_url(tab)
+        url = (
+            cookie.url
+            if cookie.url is not None or cookie.domain is not None
+            else cookie_page_url(tab.id, tab.url)
+        )
         param = cookie_param({**cookie.playwright(), "url": url}, where="the cookie")
         refused = await _set_cookies(browser, [param], budget)
         if refused:
@@ -351,7 +357,7 @@ async def _cookies(
         if cookie.domain is not None:
             target["domain"] = cookie.domain
         else:
-            target["url"] = cookie.url or _page_url(tab)
+            target["url"] = cookie.url or cookie_page_url(tab.id, tab.url)
         if cookie.path is not None:
             target["path"] = cookie.path
         before = len(await _all_cookies(browser, budget))
@@ -365,7 +371,7 @@ async def _cookies(
             count = len(await _all_cookies(browser, budget))
             await browser.send("Storage.clearCookies", budget=budget)
             return StorageResult("clear", "cookies", "all cookies of the browser", changed=count)
-        page = cookie.url or _page_url(tab)
+        page = cookie.url or cookie_page_url(tab.id, tab.url)
         cookies = await _cookies_for(tab, page, budget)
         await asyncio.gather(
             *(
@@ -412,26 +418,6 @@ def _parse_origin(entry: Any, where: str) -> tuple[str, tuple[tuple[str, str], .
             )
         items.append((item["name"], item["value"]))
     return origin, tuple(items)
-
-
-def _page_url(tab: Page) -> str:
-    url = tab.url
-    if urlsplit(url).scheme not in ("http", "https"):
-        raise InvalidArgument(
-            f"tab {tab.id} shows {url or 'nothing'}, which has no cookies of its own",
-            hint="navigate to the site first, or give url= or domain=",
-        )
-    return url
-
-
-def _page_origin(tab: Page) -> str:
-    parts = urlsplit(tab.url)
-    if parts.scheme not in ("http", "https", "file"):
-        raise InvalidArgument(
-            f"tab {tab.id} shows {tab.url or 'nothing'}, which has no storage of its own",
-            hint="navigate to a page of the site first",
-        )
-    return f"{parts.scheme}://{parts.netloc}"
 
 
 def _playwright_cookie(cookie: dict[str, Any]) -> dict[str, Any]:

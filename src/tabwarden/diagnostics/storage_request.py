@@ -25,8 +25,10 @@ __all__ = [
     "StorageResult",
     "check_request",
     "check_web_storage",
+    "cookie_page_url",
     "cookie_param",
     "cookie_spec",
+    "storage_origin",
 ]
 
 StorageAction = Literal["get", "set", "delete", "clear", "save_state", "load_state"]
@@ -245,3 +247,25 @@ def check_web_storage(kind: str, cookie: CookieSpec, all: bool) -> None:
             f"{', '.join(cookie_only)} only apply to cookies, not to kind={kind!r}",
             hint="leave them out, or use kind='cookies'",
         )
+
+
+def cookie_page_url(tab_id: str, url: str) -> str:
+    """The URL whose cookies a tab's cookie call is about: the page it shows (http or
+    https only: another page has no cookies of its own)."""
+    if urlsplit(url).scheme not in ("http", "https"):
+        raise InvalidArgument(
+            f"tab {tab_id} shows {url or 'nothing'}, which has no cookies of its own",
+            hint="navigate to the site first, or give url= or domain=",
+        )
+    return url
+
+
+def storage_origin(tab_id: str, url: str) -> str:
+    """The origin whose web storage a tab's storage call is about (the page it shows)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https", "file"):
+        raise InvalidArgument(
+            f"tab {tab_id} shows {url or 'nothing'}, which has no storage of its own",
+            hint="navigate to a page of the site first",
+        )
+    return f"{parts.scheme}://{parts.netloc}"

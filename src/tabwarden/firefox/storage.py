@@ -27,7 +27,9 @@ from ..diagnostics.storage_request import (
     StorageResult,
     check_request,
     check_web_storage,
+    cookie_page_url,
     cookie_param,
+    storage_origin,
 )
 from ..errors import BiDiError, InvalidArgument
 from .values import local_value, remote_value
@@ -99,7 +101,7 @@ async def _web_storage(
     value: str | None,
 ) -> StorageResult:
     kind = "local" if local else "session"
-    origin = _page_origin(page)
+    origin = storage_origin(page.id, page.url)
     page.check_no_dialog()  # the page's script is stopped in a dialog, and so is its storage
 
     async def storage_call(verb: str) -> Any:
@@ -155,7 +157,7 @@ async def _cookies(
             cookies = await _all_cookies(connection, budget)
             scope = "all cookies of the browser"
         else:
-            scope = cookie.url or _page_url(page)
+            scope = cookie.url or cookie_page_url(page.id, page.url)
             cookies = [c for c in await _all_cookies(connection, budget) if _sent_to(c, scope)]
         if cookie.name is not None:
             cookies = [c for c in cookies if c["name"] == cookie.name]
@@ -169,7 +171,11 @@ async def _cookies(
                 "setting a cookie needs a name and a value",
                 hint="e.g. action='set', kind='cookies', name='consent', value='yes'",
             )
-        url = cookie.url if cookie.url is not None or cookie.domain is not None else _page_url(page)
+        url = (
+            cookie.url
+            if cookie.url is not None or cookie.domain is not None
+            else cookie_page_url(page.id, page.url)
+        )
         param = cookie_param({**cookie.playwright(), "url": url}, where="the cookie")
         try:
             await connection.send(
@@ -201,7 +207,7 @@ async def _cookies(
             wanted = cookie.domain.lstrip(".")
             matched = [c for c in every if c["domain"].lstrip(".") == wanted]
         else:
-            scope = cookie.url or _page_url(page)
+            scope = cookie.url or cookie_page_url(page.id, page.url)
             matched = [c for c in every if _sent_to(c, scope)]
         matched = [
             c
@@ -216,7 +222,7 @@ async def _cookies(
             count = len(await _all_cookies(connection, budget))
             await connection.send("storage.deleteCookies", {}, budget=budget)
             return StorageResult("clear", "cookies", "all cookies of the browser", changed=count)
-        scope = cookie.url or _page_url(page)
+        scope = cookie.url or cookie_page_url(page.id, page.url)
         cookies = [c for c in await _all_cookies(connection, budget) if _sent_to(c, scope)]
         await _delete(connection, cookies, budget)
         return StorageResult("clear", "cookies", scope, changed=len(cookies))
@@ -304,23 +310,3 @@ def _sent_to(cookie: JSONObject, url: str) -> bool:
     if own != path and not own.startswith(path.rstrip("/") + "/"):
         return False
     return not cookie.get("secure") or parts.scheme == "https"
-
-
-def _page_url(page: StoragePage) -> str:
-    url = page.url
-    if urlsplit(url).scheme not in ("http", "https"):
-        raise InvalidArgument(
-            f"tab {page.id} shows {url or 'nothing'}, which has no cookies of its own",
-            hint="navigate to the site first, or give url= or domain=",
-        )
-    return url
-
-
-def _page_origin(page: StoragePage) -> str:
-    parts = urlsplit(page.url)
-    if parts.scheme not in ("http", "https", "file"):
-        raise InvalidArgument(
-            f"tab {page.id} shows {page.url or 'nothing'}, which has no storage of its own",
-            hint="navigate to a page of the site first",
-        )
-    return f"{parts.scheme}://{parts.netloc}"
