@@ -104,7 +104,7 @@ async def test_navigation_past_its_deadline_raises_promptly_saying_what_it_reach
     with pytest.raises(NavigationTimeout) as caught:
         await tab.navigate(server.url("/never_loads.html"), timeout_ms=1500)
     elapsed = time.monotonic() - started
-    assert 1.45 <= elapsed < 2.1
+    assert 1.45 <= elapsed < 3.0  # well before a navigation left to run on
     assert caught.value.wait_until == "load"
     assert "DOMContentLoaded" in caught.value.reached
     assert isinstance(caught.value, TimeoutError)

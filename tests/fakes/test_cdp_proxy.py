@@ -83,7 +83,7 @@ async def test_auto_dismiss_answers_a_confirm_with_false(browser, server):
         )
         elapsed = time.monotonic() - started
         assert reply["result"] == {"type": "boolean", "value": False}
-        assert elapsed < 1.0
+        assert elapsed < 2.5  # far from the 5 s timeout
         assert proxy.dismissed == [("confirm", "go?")]
         assert tab.pending_dialog is None  # the client saw the dialog close
     finally:
