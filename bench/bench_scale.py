@@ -20,7 +20,9 @@ For each mode it prints:
 * memory per session by PSS, sampled while every session has its page open: what this
   Python process grew by, and the browsers (each launched browser's process tree; for the Grid,
   its Chromiums and chromedrivers); PSS splits shared pages, so sums are fair;
-* errors, by type.
+* errors, by type;
+* in context mode, the time to open a tab alone and beside the other sessions, each
+  idle with a page of its own.
 
 The Grid mode needs Java 17, chromium-driver and the Selenium jar (``bash
 scripts/test.sh`` installs them); it starts a standalone Grid with ``--grid-slots`` slots.
@@ -345,6 +347,38 @@ async def run_mode(
     )
 
 
+async def new_tab_beside(idle: int, url: str, tries: int = 9) -> None:
+    """Context mode: the median time to open a tab, alone and beside ``idle`` sessions
+    that each hold a page of their own (every session's connection hears of every new
+    page of the shared browser, and lets go of those not its own)."""
+
+    async def median_new_tab(session: tabwarden.BrowserSession) -> float:
+        took = []
+        for _ in range(tries):
+            began = time.perf_counter()
+            tab = await session.new_tab(url)
+            took.append((time.perf_counter() - began) * 1000)
+            await tab.close()
+        return statistics.median(took)
+
+    async def open_session() -> tabwarden.BrowserSession:
+        session = await tabwarden.launch(isolated=True, isolation="context")
+        await session.new_tab(url)
+        return session
+
+    sessions = [await open_session()]
+    try:
+        alone = await median_new_tab(sessions[0])
+        sessions += await asyncio.gather(*(open_session() for _ in range(idle)))
+        beside = await median_new_tab(sessions[0])
+    finally:
+        await asyncio.gather(*(s.close() for s in sessions))
+    print(
+        f"context: new tab (open + load, then close), median of {tries}: alone {alone:.0f} ms, "
+        f"beside {idle} idle sessions {beside:.0f} ms ({beside / alone:.2f}x)"
+    )
+
+
 @contextlib.contextmanager
 def _grid(slots: int) -> Iterator[Any]:
     sys.path.insert(0, str(ROOT))
@@ -385,6 +419,8 @@ async def main(args: argparse.Namespace) -> int:
                     mode, args.sessions, args.clicks, site.url, None, args.think_ms / 1000
                 )
             result.print()
+            if mode == "context":
+                await new_tab_beside(args.sessions - 1, site.url)
     finally:
         site.close()
     return report_leftovers(before)
