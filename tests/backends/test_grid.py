@@ -17,6 +17,7 @@ import pytest
 import pytest_asyncio
 
 import tabwarden
+from tabwarden.backends.cloud.matrix import GRID
 from tabwarden.backends.grid import GridOptions, SeleniumGrid, grid_backend, grid_capabilities
 from tabwarden.backends.grid_http import GridFull, GridUnreachable
 from tabwarden.backends.grid_sessions import ledger
@@ -172,6 +173,33 @@ async def test_popups_become_tabs_set_up_like_any_other(pair, server):
     snapshot = await popup.snapshot()
     assert snapshot.url == server.url("/second.html")
     assert (await popup.evaluate("location.pathname")).value == "/second.html"
+
+
+async def test_the_grid_row_of_the_backend_matrix_holds_on_a_real_grid(pair, server, other_origin):
+    session = pair[0]
+    tab = await session.new_tab(server.url(f"/frames.html?child={other_origin.base}"))
+    budget = Budget(20)
+    while len(tab.frames.frames()) < 3:
+        budget.check(f"waiting for 3 frames (have {len(tab.frames.frames())})")
+        await budget.sleep(0.05)
+    children = [f for f in tab.frames.frames() if f.parent_id]
+    assert GRID.frame_tree == (len(children) == 2)
+    cross = [f for f in children if f.is_oopif]
+    assert len(cross) == 1  # the Grid's Chrome isolates sites as a local one does
+    result = await tab.evaluate("location.search", frame_id=cross[0].frame_id)
+    assert GRID.oopif_evaluate == (result.value == "?name=cross")
+    await tab.navigate(server.url("/dialogs.html"))
+    receipt = await tab.click(_ref(await tab.snapshot(), "Confirm"))
+    assert GRID.dialog_detect == (receipt.dialog is not None)
+    assert GRID.dialog_bridge == (receipt.dialog.source == "bridge")
+    await tab.dialog("accept")
+    title = await tab.evaluate("document.title")
+    assert GRID.dialog_respond == (title.value == "confirm=true")
+    # No page to watch from the Grid, nothing kept between sessions, and a lost browser
+    # is replaced (test_a_browser_lost_on_the_node_is_replaced_by_a_new_grid_session).
+    assert not GRID.live_view and not GRID.profile_persistence
+    assert GRID.ends_on_disconnect == session.backend.owns_browser
+    await tab.close()
 
 
 async def test_a_third_session_fails_clearly_when_the_grid_is_full(grid, pair):

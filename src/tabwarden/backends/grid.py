@@ -142,10 +142,10 @@ class SeleniumGrid:
 
     name = "grid"
     owns_browser = True
-    browser_context_id: str | None = None
-    """The browser is the session's whole: its default context."""
     """The browser lives as long as the session: a lost one is replaced by a new Grid
     session on the next call, as a local browser is relaunched."""
+    browser_context_id: str | None = None
+    """The browser is the session's whole: its default context."""
     needs_dialog_bridge = False
 
     def __init__(self, options: GridOptions) -> None:

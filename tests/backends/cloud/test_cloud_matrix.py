@@ -25,7 +25,7 @@ def test_the_matrix_doc_matches_the_code() -> None:
 
 def test_each_backend_is_a_row_with_each_declared_flag(tmp_path: Path) -> None:
     rows = capability_rows()
-    assert list(rows) == ["local", *PROVIDERS]
+    assert list(rows) == ["local", *PROVIDERS, "grid"]
     table = matrix_markdown().splitlines()
     flags = [f.name for f in fields(Capabilities)]
     for name, caps in rows.items():

@@ -11,12 +11,18 @@ from pathlib import Path
 from . import PROVIDERS
 from .provider import Capabilities
 
-__all__ = ["LOCAL", "MATRIX_PATH", "capability_rows", "matrix_markdown", "write"]
+__all__ = ["GRID", "LOCAL", "MATRIX_PATH", "capability_rows", "matrix_markdown", "write"]
 
 MATRIX_PATH = "docs/backends-matrix.md"
 
 LOCAL = Capabilities(profile_persistence=True)
 """A Chromium launched here, for comparison: its workspace profile persists."""
+
+GRID = Capabilities(ends_on_disconnect=True)
+"""A Chrome of a Selenium Grid (backends/grid.py), checked against a real Grid
+(tests/backends/test_grid.py): nothing is kept between sessions, the Grid hands out no
+page to watch, and a lost connection is the end of that browser: the session deletes
+its WebDriver session and asks the Grid for a new one on the next call."""
 
 _COLUMNS = {
     "dialog_detect": "dialogs seen",
@@ -31,8 +37,10 @@ _COLUMNS = {
 
 
 def capability_rows() -> dict[str, Capabilities]:
-    """Backend name → its capabilities (``local`` first, then the cloud providers)."""
-    return {"local": LOCAL, **{name: make().capabilities for name, make in PROVIDERS.items()}}
+    """Backend name → its capabilities (``local`` first, then the cloud providers, then
+    ``grid``)."""
+    providers = {name: make().capabilities for name, make in PROVIDERS.items()}
+    return {"local": LOCAL, **providers, "grid": GRID}
 
 
 def matrix_markdown() -> str:
@@ -40,10 +48,11 @@ def matrix_markdown() -> str:
     lines = [
         "# Backend capability matrix",
         "",
-        "Generated from the providers' declared capabilities by",
-        "`python -m tabwarden.backends.cloud.matrix`; do not edit by hand. Rows checked",
-        "locally are tested against a fake of each provider's API serving a real Chromium",
-        "(tests/backends/cloud/). What each column means:",
+        "Generated from the backends' declared capabilities by",
+        "`python -m tabwarden.backends.cloud.matrix`; do not edit by hand. The cloud rows",
+        "are tested against a fake of each provider's API serving a real Chromium",
+        "(tests/backends/cloud/), the `grid` row against a real Selenium Grid",
+        "(tests/backends/test_grid.py). What each column means:",
         "",
     ]
     for name in names:
@@ -78,8 +87,10 @@ _DOCS = {
     "local: the workspace profile)",
     "dialog_bridge": "the provider's proxy closes native dialogs within milliseconds, so "
     "dialogs go through page script (`browser.dialog_bridge: auto`)",
-    "ends_on_disconnect": "the provider ends the browser when the CDP socket closes; "
-    "otherwise tabwarden reconnects within `browser.reconnect_give_up_s` and keeps the tabs",
+    "ends_on_disconnect": "a closed CDP socket ends the browser (the provider ends it; "
+    "for the Grid, the session deletes its WebDriver session) and the next call gets a new "
+    "one; otherwise tabwarden reconnects within `browser.reconnect_give_up_s` and keeps "
+    "the tabs",
 }
 
 
