@@ -947,7 +947,8 @@ def daemon_status(
     ] = None,
     as_json: _JsonOption = False,
 ) -> None:
-    """Show the running daemons: pid, uptime, idle time, tabs, browser."""
+    """Show the running daemons (pid, uptime, idle time, tabs, browser), and how the last
+    daemon of each other session ended, until its next daemon starts."""
     if session is not None:
         statuses = [daemon.status(session)]
     else:
@@ -960,11 +961,20 @@ def daemon_status(
         typer.echo("no daemon is running")
     for info in statuses:
         typer.echo(_describe_status(info))
+    if session is None:
+        running = {info.get("session") for info in statuses}
+        for name in daemon.ended_names():
+            ended = daemon.last_end(name) if name not in running else None
+            if ended is not None:
+                typer.echo(_describe_status({"session": name, "ended": ended}))
 
 
 def _describe_status(info: dict[str, Any]) -> str:
     name = info.get("session")
     if not info.get("running"):
+        ended = info.get("ended")
+        if isinstance(ended, dict):
+            return f"{name}: not running; its last daemon ended {ended.get('says')}"
         return f"{name}: not running"
     idle_limit = info.get("idle_timeout_s") or 0
     exits = f"exits after {idle_limit:.0f} s idle" if idle_limit else "never exits when idle"

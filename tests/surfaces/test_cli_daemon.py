@@ -368,6 +368,13 @@ def test_a_daemon_that_ended_says_so_once_to_the_next_command(
     assert oct(record_path.stat().st_mode & 0o777) == oct(0o600)
     record = json.loads(record_path.read_text())
     assert record["reason"] == "idle" and record["session"] == "gone" and record["pid"] == pid
+    # Until the next daemon starts, the status says how the last one ended, and reading it
+    # leaves the record for that daemon.
+    status = cli.status("gone")
+    assert status["running"] is False and status["ended"]["reason"] == "idle"
+    assert "after 2 s without a command" in status["ended"]["says"]
+    assert "gone: not running; its last daemon ended at " in cli.ok("daemon", "status")
+    assert record_path.exists()
 
     # The next command runs in a new daemon and browser, and is told: here it needed the
     # old page (a ref), so it fails, saying why.
@@ -384,6 +391,9 @@ def test_a_daemon_that_ended_says_so_once_to_the_next_command(
     # A daemon stopped on purpose leaves its record too; the next command's result says it.
     cli.ok("daemon", "stop", "--session", "gone")
     assert json.loads(record_path.read_text())["reason"] == "stopped"
+    human = cli.ok("daemon", "status", "--session", "gone")
+    assert human.startswith("gone: not running; its last daemon ended at ")
+    assert "asked to stop" in human
     result = cli.json("navigate", server.url("/index.html"), "--session", "gone")
     assert "asked to stop" in result["notice"] and result["text"].startswith("# the previous")
 

@@ -105,7 +105,9 @@ __all__ = [
     "daemon_names",
     "daemon_running",
     "encode_result",
+    "ended_names",
     "idle_timeout_from_env",
+    "last_end",
     "run_daemon",
     "runtime_dir",
     "send",
@@ -163,6 +165,14 @@ def daemon_names(root: Path | None = None) -> list[str]:
         return []
     names = {p.stem for pattern in ("*.sock", "*.lock") for p in folder.glob(pattern)}
     return sorted(name for name in names if _NAME.match(name))
+
+
+def ended_names(root: Path | None = None) -> list[str]:
+    """Sessions whose last daemon ended and left its record, not yet read by a new one."""
+    folder = root or runtime_dir()
+    if not folder.is_dir():
+        return []
+    return sorted(p.stem for p in folder.glob("*.ended") if _NAME.match(p.stem))
 
 
 def idle_timeout_from_env() -> float:
@@ -306,13 +316,15 @@ def _write_private(path: Path, data: dict[str, Any]) -> None:
         part.unlink(missing_ok=True)
 
 
-def _take_record(path: Path) -> dict[str, Any] | None:
-    """The JSON record in ``path``, removed (None when there is none, or it is unreadable)."""
+def _read_record(path: Path, *, take: bool) -> dict[str, Any] | None:
+    """The JSON record in ``path``, removed when ``take`` (None when there is none, or it
+    is unreadable)."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError:
         return None
-    path.unlink(missing_ok=True)
+    if take:
+        path.unlink(missing_ok=True)
     try:
         record = json.loads(text)
     except ValueError:
@@ -320,12 +332,36 @@ def _take_record(path: Path) -> dict[str, Any] | None:
     return record if isinstance(record, dict) else None
 
 
+def _take_record(path: Path) -> dict[str, Any] | None:
+    return _read_record(path, take=True)
+
+
+def last_end(name: str, root: Path | None = None) -> dict[str, Any] | None:
+    """How the session's last daemon ended (``session``, ``reason``, ``ended_at``,
+    ``says``), while no daemon has read it yet; the record stays for the next daemon,
+    which tells its first call."""
+    _check_name(name)
+    record = _read_record(_ended_path(name, root or runtime_dir()), take=False)
+    if record is None:
+        return None
+    return {**record, "says": _ended_when_why(record)}
+
+
 def _ended_notice(record: dict[str, Any]) -> str:
     """What a record of the session's previous daemon tells the next call."""
     name = str(record.get("session") or "?")
+    return (
+        f"the previous daemon of session {name} ended {_ended_when_why(record)}: its "
+        "browser, tabs and refs are gone, and this command ran in a new browser; take a "
+        "new snapshot before using refs"
+    )
+
+
+def _ended_when_why(record: dict[str, Any]) -> str:
+    """``at <time> <why>`` of a daemon's end record."""
     ended_at = record.get("ended_at")
     when = (
-        time.strftime(" at %Y-%m-%d %H:%M:%S %Z", time.localtime(ended_at))
+        time.strftime("at %Y-%m-%d %H:%M:%S %Z ", time.localtime(ended_at))
         if isinstance(ended_at, (int, float))
         else ""
     )
@@ -335,11 +371,7 @@ def _ended_notice(record: dict[str, Any]) -> str:
         why = f"after {limit} without a command (the daemon's idle timeout, ${IDLE_ENV})"
     else:
         why = f"({record.get('detail') or 'stopped'})"
-    return (
-        f"the previous daemon of session {name} ended{when} {why}: its browser, tabs and "
-        "refs are gone, and this command ran in a new browser; take a new snapshot before "
-        "using refs"
-    )
+    return f"{when}{why}"
 
 
 # ---- the daemon --------------------------------------------------------------------------
@@ -821,7 +853,8 @@ def status(name: str, timeout_s: float = 10.0) -> dict[str, Any]:
     try:
         reply = send(name, {"op": "status"}, timeout_s, autostart=False)
     except DaemonNotRunning:
-        return {"running": False, "session": name}
+        ended = last_end(name)
+        return {"running": False, "session": name, **({"ended": ended} if ended else {})}
     return unwrap(reply)
 
 
