@@ -26,7 +26,7 @@ async def test_a_crashed_page_fails_fast_and_reload_recovers(browser, server):
         started = time.monotonic()
         with pytest.raises(TabCrashed, match="crashed") as info:
             await tab.snapshot(timeout_ms=20_000)
-        assert time.monotonic() - started < 1
+        assert time.monotonic() - started < 3  # not its 20 s deadline
         assert "reload" in info.value.hint
         assert (await other.snapshot()).title == "Second page"  # other tabs are fine
         await tab.reload()

@@ -405,7 +405,7 @@ async def test_a_dialog_from_an_action_is_reported_and_blocks_promptly(browser, 
     started = time.monotonic()
     with pytest.raises(DialogBlocking) as caught:
         await tab.click(_ref(snap, "Alert me"), timeout_ms=10_000)
-    assert time.monotonic() - started < 0.5
+    assert time.monotonic() - started < 2.5  # not its 10 s deadline
     assert "Proceed?" in str(caught.value) and "dialog(action=" in caught.value.hint
     await tab.dialog("dismiss")
     budget = Budget(5)

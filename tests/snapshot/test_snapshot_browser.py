@@ -210,7 +210,7 @@ async def test_snapshot_with_a_dialog_open_returns_at_once_and_says_so(tab, serv
     assert result.dialog is not None
     started = time.monotonic()
     snap = await tab.snapshot(timeout_ms=5_000)
-    assert time.monotonic() - started < 1.0
+    assert time.monotonic() - started < 2.5  # not its 5 s deadline
     assert "dialog open: d-" in snap.text and 'alert "loaded and blocking"' in snap.text
     assert (await tab.dialog("accept")).dialog.message == "loaded and blocking"
     assert tab.pending_dialog is None

@@ -105,7 +105,7 @@ async def test_blocked_tab_fails_fast_while_others_keep_working(browser, page, s
         with pytest.raises(DialogBlocking) as caught:
             await call
         assert "d-" in caught.value.hint
-    assert time.monotonic() - started < 1.0
+    assert time.monotonic() - started < 2.5  # three calls, none waiting on the page
     assert len(await browser.tabs()) >= 2  # listing tabs never waits on the blocked page
     assert await other.get_text() == "Second\nhome"
     snapshot = await tab.snapshot()
