@@ -14,6 +14,7 @@ the oldest), and ``network.getData`` reads one when the details are asked for.
 from __future__ import annotations
 
 import base64
+import builtins
 import contextlib
 import time
 from collections import Counter
@@ -38,6 +39,7 @@ from ..diagnostics.network import (
     list_report,
     requests_since,
     unfinished_body,
+    watched_entry,
 )
 from ..errors import BiDiError
 
@@ -149,6 +151,10 @@ class FirefoxNetworkLog:
         if state is not None and any(e.state == "pending" for e in state.live.values()):
             return 0.0
         return time.monotonic() - self._last_activity.get(tab_id, 0.0)
+
+    def entries(self, tab_id: str) -> builtins.list[dict[str, Any]]:
+        """A tab's requests held now, oldest first, as watchers (the workbench) get them."""
+        return [watched_entry(exchange) for _, exchange in self._tab(tab_id).journal.entries()]
 
     def forget(self, tab_id: str) -> None:
         self._tabs.pop(tab_id, None)

@@ -25,6 +25,7 @@ from ..actions.evaluate import EvaluateResult
 from ..actions.pointer import check_click, modifier_names
 from ..actions.receipt import Receipt
 from ..actions.scrolling import check_direction
+from ..activity import SessionActivity
 from ..bidi.connection import BiDiConnection
 from ..budget import Budget
 from ..clipping import clip_quoted
@@ -54,7 +55,9 @@ from ..frames import FrameInfo
 from ..metrics import Metrics
 from ..navigation import NavigationResult, normalize_url
 from ..page import PageBasics, PageView, engine_side
+from ..person_activity import PersonActivity, PersonActKind, PersonActs
 from ..safety.paths import WorkspacePaths
+from ..screencast import FrameFeed, ScreencastFrame, ScreencastParams
 from ..screenshot import Screenshot, save_screenshot
 from ..snapshot import DEFAULT_MAX_CHARS, RefTable, Snapshot
 from ..snapshot.build import build_tree
@@ -69,8 +72,10 @@ from .acting import ActingHost, ActionBody, FirefoxActionWatch
 from .console import receipt_line
 from .evaluate import evaluate as run_evaluate
 from .forms import select_options, set_checked
+from .live_view import FirefoxLiveView
 from .network_log import NETWORK_IDLE_S, FirefoxNetworkLog
 from .pdf import print_params, save_pdf
+from .person_input import FirefoxPersonInput
 from .pointer import click_element, drag_element, scroll_wheel
 from .screenshot import capture as capture_screenshot
 from .storage import run as run_storage
@@ -220,6 +225,11 @@ class PageHost(ActingHost, Protocol):
     @property
     def network_log(self) -> FirefoxNetworkLog: ...
 
+    @property
+    def activity(self) -> SessionActivity:
+        """The session's live activity (snapshots' boxes, actions, a person in control)."""
+        ...
+
 
 class ChildFrames(dict[str, FrameInfo]):
     """A tab's iframes by BiDi context id; ``frames()`` lists the tab's own document
@@ -260,6 +270,9 @@ class FirefoxPage:
         self._state = "complete"
         self._dialog_opened = asyncio.Event()
         self._tasks = TaskOwner(f"firefox page {tab_id}")
+        self.live_view = FirefoxLiveView(self)
+        """Frames for the workbench's live view, captured only while it watches."""
+        self._person = PersonActivity()
 
     @property
     def target_id(self) -> str:
@@ -287,6 +300,7 @@ class FirefoxPage:
     def was_closed(self) -> None:
         self.closed = True
         self._tasks.cancel()
+        self.live_view.end()
 
     @engine_side
     def load_state(self) -> str:
@@ -694,6 +708,7 @@ class FirefoxPage:
         walks: dict[str, FrameWalk] = {}
         await self._walk(self.context, None, full or scope is not None, budget, walks, depth=0)
         root = build_tree(walks, self.context, self.refs)
+        self.session.activity.snapshot_taken(self.id, root)
         top = walks.get(self.context)
         if top is not None:
             self.title = top.title
@@ -859,13 +874,18 @@ class FirefoxPage:
         self.check_open()
         self.check_no_dialog()
         budget = self.session.budget(timeout_ms, "action")
-        with FirefoxActionWatch(self, self.session) as watch:
+        activity = self.session.activity
+        await activity.until_handed_back(budget)
+        with activity.acting(), FirefoxActionWatch(self, self.session) as watch:
             done, result = await self.until_dialog(body(budget))
             if done and result is not None:
                 label, detail = result
             else:
                 label, detail = self._describe(target), "a dialog opened"
-            return await watch.receipt(name, label, detail, budget)
+            receipt = await watch.receipt(name, label, detail, budget)
+        ref = target if target is not None and self.refs.known(target) else None
+        activity.action(self.id, name, ref=ref, label=label, points=[])
+        return receipt
 
     def _describe(self, target: str | None) -> str | None:
         """How a receipt names a ref it did not get to use."""
@@ -1143,6 +1163,38 @@ class FirefoxPage:
         if task.done():
             return True, task.result()
         return False, None
+
+    # ---- the live view (the workbench: surfaces/workbench/source.py) -----------------
+
+    @engine_side
+    async def live_feed(self, params: ScreencastParams, budget: Budget) -> FrameFeed:
+        """A latest-wins feed of the tab's frames (captured while a feed is open)."""
+        return await self.live_view.watch(params, budget)
+
+    @engine_side
+    async def still_frame(self, budget: Budget) -> ScreencastFrame:
+        """What the tab shows now, captured once."""
+        return await self.live_view.still(budget)
+
+    @engine_side
+    async def thumbnail_jpeg(self, budget: Budget, max_width: int) -> bytes:
+        """A JPEG of the viewport now (the workbench scales it down to ``max_width``)."""
+        return await self.live_view.thumbnail(budget)
+
+    @engine_side
+    def person_input(self) -> FirefoxPersonInput:
+        """A person's mouse and keyboard into this tab (taking over from the agent)."""
+        return FirefoxPersonInput(self, KEYS)
+
+    @engine_side
+    def note_person_activity(self, kind: PersonActKind) -> None:
+        """A person's input was forwarded to this tab (the agent is told once)."""
+        self._person.note(kind)
+
+    @engine_side
+    def take_person_activity(self) -> PersonActs | None:
+        """What a person did in this tab since the last take (None: nothing); forgets it."""
+        return self._person.take()
 
     # ---- dialogs --------------------------------------------------------------------
 
