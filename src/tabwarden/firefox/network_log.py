@@ -116,6 +116,8 @@ class FirefoxNetworkLog:
         self._collecting = False
         self._last_activity: dict[str, float] = {}
         """Per tab, when a request last started or ended (``time.monotonic()``)."""
+        self.on_change: Callable[[str, Exchange], None] | None = None
+        """Told how a request stands after each of its events (the session's watchers)."""
 
     # ---- life ----------------------------------------------------------------------
 
@@ -248,10 +250,17 @@ class FirefoxNetworkLog:
         elif method == "network.fetchError":
             self._on_error(params)
             self._active(params)
-        elif method == "browsingContext.contextDestroyed" and not params.get("parent"):
+        else:
+            if method == "browsingContext.contextDestroyed" and not params.get("parent"):
+                tab_id = self._tab_of(str(params.get("context", "")))
+                if tab_id is not None:
+                    self.forget(tab_id)  # a closed tab's log goes with it
+            return
+        if self.on_change is not None:
             tab_id = self._tab_of(str(params.get("context", "")))
-            if tab_id is not None:
-                self.forget(tab_id)  # a closed tab's log goes with it
+            exchange = self._exchange_of(params)
+            if tab_id is not None and exchange is not None:
+                self.on_change(tab_id, exchange)
 
     def _on_request(self, params: JSONObject) -> None:
         state = self._state_of(params)

@@ -285,6 +285,8 @@ class FirefoxPage:
         self._state = state
         if url:
             self.url = url
+        data = {"tab": self.id, "state": state, "url": self.url}
+        self.session.activity.publish("load", data, self.id)
 
     @engine_side
     def dialog_opened(self, dialog: PendingDialog) -> None:
@@ -510,7 +512,7 @@ class FirefoxPage:
                     self.context, "[location.href, document.readyState]", budget
                 )
                 if (seen or href != before) and state in ready:
-                    self.url = str(href)
+                    self.saw_load_state(str(state), str(href))  # no event says so
                     break
                 await budget.sleep(_POLL_S)
         if wait_until == "networkidle":

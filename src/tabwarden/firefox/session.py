@@ -26,7 +26,8 @@ from ..bidi.connection import BiDiConnection
 from ..budget import Budget
 from ..cdp.protocol import Event
 from ..config import Config, load_config
-from ..diagnostics.console import ConsoleStore
+from ..diagnostics.console import ConsoleEntry, ConsoleStore
+from ..diagnostics.console import watched_entry as watched_console_entry
 from ..diagnostics.downloads import Download, DownloadList
 from ..diagnostics.emulation_state import (
     EmulationChange,
@@ -34,7 +35,8 @@ from ..diagnostics.emulation_state import (
     EmulationState,
     emulation_change,
 )
-from ..diagnostics.network import NetworkRequest
+from ..diagnostics.network import Exchange, NetworkRequest
+from ..diagnostics.network import watched_entry as watched_request
 from ..errors import (
     BiDiError,
     BrowserCrashed,
@@ -133,7 +135,9 @@ class FirefoxSession:
         """Page-initiated documents the policy blocked (the newest last, bounded)."""
         self._blocked_at: list[float] = []
         self._metrics = Metrics()
-        self._console_store = ConsoleStore(self.config.diagnostics.console_entries)
+        self._console_store = ConsoleStore(
+            self.config.diagnostics.console_entries, self._console_added
+        )
         self._first_blank: FirefoxPage | None = None
         """The blank tab Firefox starts with, until used: the first ``new_tab`` is it."""
         self._loss: BrowserLoss | None = None
@@ -155,6 +159,7 @@ class FirefoxSession:
         self.redactor = Redactor.from_config(self.config.safety)
         """Cleans what watchers (the workbench) are sent about this session."""
         self._activity = SessionActivity(name)
+        self.network_log.on_change = self._network_changed
         self._product = "Firefox"
 
     # ---- life -----------------------------------------------------------------------
@@ -513,6 +518,16 @@ class FirefoxSession:
                     "snapshot of it: take a snapshot before using its refs"
                 )
         return "\n".join(notes)
+
+    def _console_added(self, tab_id: str, number: int, entry: ConsoleEntry) -> None:
+        if self._activity.watched:
+            data = {"tab": tab_id, "entry": watched_console_entry(number, entry)}
+            self._activity.publish("console", data, tab_id)
+
+    def _network_changed(self, tab_id: str, exchange: Exchange) -> None:
+        if self._activity.watched:
+            data = {"tab": tab_id, "entry": watched_request(exchange)}
+            self._activity.publish("network", data, tab_id)
 
     def _tabs_changed(self) -> None:
         activity = self._activity

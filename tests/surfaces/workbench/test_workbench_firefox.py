@@ -246,3 +246,63 @@ async def test_a_person_takes_over_types_into_the_page_and_the_agent_is_told(
     assert f"a person acted in tab {tab.id} (clicked, typed)" in reply.notice
     again = await fx.call("console")
     assert "person" not in again.notice  # told once
+
+
+async def test_the_address_bar_and_the_drawer_work_on_firefox(
+    fx: FirefoxBench, server: LocalServer
+) -> None:
+    tab = await fx.agent_tab()
+    target = server.url("/index.html")
+    await fx.page(
+        "(() => { const a = document.querySelector('[data-testid=address-url]');"
+        f" a.value = {target!r};"
+        " document.querySelector('[data-testid=address-form]').requestSubmit(); })()"
+    )
+    deadline = time.monotonic() + WAIT_S
+    while tab.url != target or tab.load_state() != "complete":
+        assert time.monotonic() < deadline, "the Firefox tab never went to the address"
+        await asyncio.sleep(0.05)
+    await fx.until(
+        "document.querySelector('[data-testid=tab-strip-tab][aria-selected=true]')"
+        "?.innerText.length > 0 && document.querySelector('[data-testid=address-url]').value"
+        ".endsWith('/index.html')",
+        "the new address",
+    )
+    await fx.page("document.querySelector('[data-testid=nav-back]').click()")
+    await fx.until(
+        "document.querySelector('[data-testid=address-url]').value"
+        ".endsWith('/workbench_target.html')",
+        "the page gone back to",
+    )
+    # The page's own request and a console message reach the drawer as they happen.
+    await tab.evaluate("console.log('said in Firefox'); fetch('/status/404?from=firefox')")
+    await fx.page("document.querySelector('[data-testid=diag-tab-console]').click()")
+    await fx.until(
+        "[...document.querySelectorAll('[data-testid=console-row]')]"
+        ".some((r) => r.innerText.includes('said in Firefox'))",
+        "the console message",
+    )
+    await fx.page("document.querySelector('[data-testid=diag-tab-network]').click()")
+    await fx.until(
+        "[...document.querySelectorAll('[data-testid=network-row]')]"
+        ".some((r) => r.innerText.includes('from=firefox') && r.innerText.includes('404'))",
+        "the request",
+    )
+    await fx.page(
+        "[...document.querySelectorAll('[data-testid=network-row]')]"
+        ".find((r) => r.innerText.includes('from=firefox')).click()"
+    )
+    detail = await fx.until(
+        "!document.querySelector('[data-testid=network-detail]').hidden"
+        " && !document.querySelector('[data-testid=network-detail]').innerText.includes('Loading')"
+        " && document.querySelector('[data-testid=network-detail]').innerText",
+        "the request's details",
+    )
+    assert "from=firefox" in detail
+    await tab.evaluate("document.cookie = 'flavour=oat'")
+    await fx.page("document.querySelector('[data-testid=diag-tab-storage]').click()")
+    await fx.page("document.querySelector('[data-testid=storage-load]').click()")
+    cookies = await fx.until(
+        "document.querySelector('[data-testid=storage-cookies]')?.innerText", "the cookies"
+    )
+    assert "flavour" in cookies
