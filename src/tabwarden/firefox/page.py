@@ -270,13 +270,18 @@ class FirefoxPage:
         self._state = "complete"
         self._dialog_opened = asyncio.Event()
         self._tasks = TaskOwner(f"firefox page {tab_id}")
-        self.live_view = FirefoxLiveView(self)
-        """Frames for the workbench's live view, captured only while it watches."""
+        self._live_view = FirefoxLiveView(self)
         self._person = PersonActivity()
 
     @property
     def target_id(self) -> str:
         return self.context
+
+    @property
+    @engine_side
+    def live_view(self) -> FirefoxLiveView:
+        """Frames for the workbench's live view, captured only while it watches."""
+        return self._live_view
 
     # ---- events (called on the connection's reader: no awaits) ----------------------
 
@@ -302,7 +307,7 @@ class FirefoxPage:
     def was_closed(self) -> None:
         self.closed = True
         self._tasks.cancel()
-        self.live_view.end()
+        self._live_view.end()
 
     @engine_side
     def load_state(self) -> str:
