@@ -271,11 +271,19 @@ class FirefoxPage:
         self._dialog_opened = asyncio.Event()
         self._tasks = TaskOwner(f"firefox page {tab_id}")
         self._live_view = FirefoxLiveView(self)
+        self._input_lock = asyncio.Lock()
         self._person = PersonActivity()
 
     @property
     def target_id(self) -> str:
         return self.context
+
+    @property
+    @engine_side
+    def input_lock(self) -> asyncio.Lock:
+        """Held by an agent's input action and by each input a person sends from the
+        workbench: a person's click never lands in the middle of an agent's action."""
+        return self._input_lock
 
     @property
     @engine_side
@@ -390,6 +398,7 @@ class FirefoxPage:
         url = normalize_url(url)
         self.session.check_navigation(url)
         budget = self.session.budget(timeout_ms, "navigation")
+        await self.session.activity.until_handed_back(budget)
         started = time.monotonic()
         params = {"context": self.context, "url": url, "wait": WAIT_FOR[wait_until]}
         command = self.session.connection.send("browsingContext.navigate", params, budget=budget)
@@ -416,6 +425,7 @@ class FirefoxPage:
         """Load the current document again."""
         self._ready_to_navigate(wait_until)
         budget = self.session.budget(timeout_ms, "navigation")
+        await self.session.activity.until_handed_back(budget)
         started = time.monotonic()
         params = {"context": self.context, "wait": WAIT_FOR[wait_until]}
         try:
@@ -491,6 +501,7 @@ class FirefoxPage:
         self.check_open()
         self.check_no_dialog()
         budget = self.session.budget(timeout_ms, "navigation")
+        await self.session.activity.until_handed_back(budget)
         started = time.monotonic()
         connection = self.session.connection
         before = self.url
@@ -883,13 +894,14 @@ class FirefoxPage:
         budget = self.session.budget(timeout_ms, "action")
         activity = self.session.activity
         await activity.until_handed_back(budget)
-        with activity.acting(), FirefoxActionWatch(self, self.session) as watch:
-            done, result = await self.until_dialog(body(budget))
-            if done and result is not None:
-                label, detail = result
-            else:
-                label, detail = self._describe(target), "a dialog opened"
-            receipt = await watch.receipt(name, label, detail, budget)
+        async with self._input_lock:
+            with activity.acting(), FirefoxActionWatch(self, self.session) as watch:
+                done, result = await self.until_dialog(body(budget))
+                if done and result is not None:
+                    label, detail = result
+                else:
+                    label, detail = self._describe(target), "a dialog opened"
+                receipt = await watch.receipt(name, label, detail, budget)
         ref = target if target is not None and self.refs.known(target) else None
         activity.action(self.id, name, ref=ref, label=label, points=[])
         return receipt

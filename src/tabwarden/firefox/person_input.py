@@ -9,6 +9,7 @@ the agent's next reply says a person acted in that tab.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from typing import Any, Protocol
 
@@ -32,6 +33,9 @@ class PersonInputPage(Protocol):
     """What forwarding needs of its tab (``FirefoxPage``)."""
 
     context: str
+
+    @property
+    def input_lock(self) -> asyncio.Lock: ...
 
     async def perform(
         self, context: str, actions: list[JSONObject], budget: Budget
@@ -97,7 +101,7 @@ class FirefoxPersonInput:
             "deltaX": _whole(delta_x, "delta_x"),
             "deltaY": _whole(delta_y, "delta_y"),
         }
-        await self._page.perform(self._page.context, [{**_WHEEL, "actions": [scroll]}], budget)
+        await self._send({**_WHEEL, "actions": [scroll]}, budget)
         self._page.note_person_activity("scrolled")
 
     # ---- keyboard ---------------------------------------------------------------------
@@ -125,13 +129,23 @@ class FirefoxPersonInput:
         if not isinstance(text, str) or not text:
             raise InvalidArgument("text to insert must be a non-empty string")
         actions = [{"type": kind, "value": char} for char in text for kind in ("keyDown", "keyUp")]
-        await self._page.perform(self._page.context, [{**_KEYS, "actions": actions}], budget)
+        await self._send({**_KEYS, "actions": actions}, budget)
         self._page.note_person_activity("typed")
 
     # ---- private ----------------------------------------------------------------------
 
+    async def _send(self, source: JSONObject, budget: Budget) -> None:
+        """One input source's actions, under the page's input lock (an agent's action in
+        progress ends first, within ``budget``)."""
+        lock = self._page.input_lock
+        await budget.run(lock.acquire(), what="waiting for the agent's action to end")
+        try:
+            await self._page.perform(self._page.context, [source], budget)
+        finally:
+            lock.release()
+
     async def _pointer(self, actions: list[JSONObject], budget: Budget) -> None:
-        await self._page.perform(self._page.context, [{**_POINTER, "actions": actions}], budget)
+        await self._send({**_POINTER, "actions": actions}, budget)
 
     async def _key(self, kind: str, key: str, budget: Budget) -> bool:
         """Send one key; False for a key WebDriver has no value for (a function key, a
@@ -140,7 +154,7 @@ class FirefoxPersonInput:
         if len(value) != 1:
             return False
         action = {"type": kind, "value": value}
-        await self._page.perform(self._page.context, [{**_KEYS, "actions": [action]}], budget)
+        await self._send({**_KEYS, "actions": [action]}, budget)
         return True
 
 

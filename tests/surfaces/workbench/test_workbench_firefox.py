@@ -15,6 +15,7 @@ import pytest
 import pytest_asyncio
 
 import tabwarden
+from tabwarden.errors import PersonInControl
 from tabwarden.firefox.page import FirefoxPage
 from tabwarden.manager import SessionManager
 from tabwarden.surfaces.workbench import Workbench
@@ -229,6 +230,9 @@ async def test_a_person_takes_over_types_into_the_page_and_the_agent_is_told(
     await fx.until(
         "!document.querySelector('[data-testid=takeover-banner]').hidden", "the takeover banner"
     )
+    top_ref = await _ref_of(fx, "Top button")
+    with pytest.raises(PersonInControl):  # the agent's input waits, then says why
+        await fx.call("click", ref=top_ref, timeout_ms=300)
     live = await fx.ref('"Live view"')
     # The field sits at the middle of the page's viewport: a click on the middle of the
     # live view lands on it.
