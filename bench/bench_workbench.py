@@ -16,7 +16,11 @@ workbench page and watches it, as a person would:
 - click median with and without a viewer watching, in alternating rounds (goal: at
   most 10% apart), at an agent's pace (each click 100 ms after the last one's receipt:
   a model reads a receipt before its next call, so that is a fast agent) and back to
-  back (the worst case: the screencast still encodes the last click's repaint).
+  back (the worst case: the screencast still encodes the last click's repaint);
+- Firefox: a Firefox session's live view (BiDi has no screencast: captures while
+  watched) over the animated page: the interval between frames drawn in the viewer,
+  and that no capture is taken once the viewer leaves (``--firefox-only`` runs this
+  part alone).
 
 It prints medians and p95s, and exits 0 whatever the figures: a measurement, not a test.
 """
@@ -27,6 +31,7 @@ import argparse
 import asyncio
 import contextlib
 import http.server
+import itertools
 import statistics
 import threading
 import time
@@ -288,11 +293,64 @@ async def run(plan: Plan) -> None:
     print(f"  frames the viewer drew in all: {frames}")
 
 
+async def run_firefox(plan: Plan) -> None:
+    """The live view of a Firefox tab over an animated page: the interval between frames
+    the viewer drew, while watched; and the captures taken after the viewer left."""
+    config = Config(browser={"isolated": True, "engine": "firefox"})
+    with page_server() as url:
+        async with (
+            tabwarden.SessionManager(config) as manager,
+            Workbench() as bench,
+            tabwarden.launch(isolated=True) as viewer_browser,
+        ):
+            bench.watch_manager(manager)
+            ctx = ToolContext(manager, "firefox-agent")
+            await call_tool(ctx, "browser_navigate", {"url": url})
+            tab = await ctx.firefox_tab()
+            await tab.evaluate("document.body.classList.add('spinning')")
+            viewer = Viewer(viewer_browser, bench)
+            await viewer.open("firefox-agent")
+
+            async def capturing() -> bool:
+                return tab.live_view.capturing
+
+            async def stopped() -> bool:
+                return not tab.live_view.capturing
+
+            await wait_until(capturing, "the Firefox tab watched")
+            await asyncio.sleep(1.0)  # past the first frames
+            since = time.time() * 1000
+            captures = tab.live_view.captures
+            await asyncio.sleep(plan.cpu_window_s)
+            draws = await viewer.value(
+                f"(window.__draws || []).filter(d => d[0] >= {since}).map(d => d[0])"
+            )
+            captured = tab.live_view.captures - captures
+            await viewer.watch(None)
+            await wait_until(stopped, "the capture loop ended")
+            left = tab.live_view.captures
+            await asyncio.sleep(plan.cpu_window_s / 2)
+            after = tab.live_view.captures - left
+    times = sorted(float(d) for d in draws) if isinstance(draws, list) else []
+    intervals = tuple(b - a for a, b in itertools.pairwise(times))
+    table = Table("Firefox live view (captures while watched), animated page")
+    table.add(Row("interval between frames drawn in the viewer", "ms", intervals or (0.0,)))
+    table.note(
+        f"{len(times)} frames drawn, {captured} captures in {plan.cpu_window_s:g} s;"
+        f" captures after the viewer left: {after}"
+    )
+    table.print()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer runs, a rough look")
+    parser.add_argument("--firefox-only", action="store_true", help="only the Firefox figures")
     args = parser.parse_args()
-    asyncio.run(run(QUICK if args.quick else FULL))
+    plan = QUICK if args.quick else FULL
+    if not args.firefox_only:
+        asyncio.run(run(plan))
+    asyncio.run(run_firefox(plan))
 
 
 if __name__ == "__main__":

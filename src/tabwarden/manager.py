@@ -206,7 +206,8 @@ class SessionManager:
             finally:
                 self._starting.discard(name)
             self._firefox[name] = session
-            return session
+        self._changed()
+        return session
 
     def get_firefox(self, name: str = "default") -> FirefoxSession | None:
         """The open Firefox session called ``name`` (None: there is none)."""
@@ -216,10 +217,15 @@ class SessionManager:
     def firefox_names(self) -> list[str]:
         return [name for name, session in self._firefox.items() if not session.closed]
 
+    def firefox_sessions(self) -> list[FirefoxSession]:
+        """The open Firefox sessions, in the order they started."""
+        return [session for session in self._firefox.values() if not session.closed]
+
     async def close_firefox(self, name: str) -> None:
         session = self._firefox.pop(name, None)
         if session is not None:
             await session.close()
+            self._changed()
 
     def _changed(self) -> None:
         for callback in list(self.on_change):
@@ -317,7 +323,7 @@ class SessionManager:
             self._reaping.add(closing)
             closing.add_done_callback(self._reaping.discard)
             await asyncio.shield(closing)
-        if idle:
+        if idle or idle_firefox:
             self._changed()
         return idle + idle_firefox
 

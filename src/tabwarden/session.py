@@ -50,7 +50,7 @@ from .safety.reserved import check_context_raw, check_raw_method
 from .safety.url_policy import Verdict
 from .services import SessionServices
 from .start_settings import StartSettings
-from .supervisor.dialogs import ClosedDialog, dialog_action
+from .supervisor.dialogs import ClosedBy, ClosedDialog, PendingDialog, dialog_action
 from .supervisor.state import SupervisorState
 from .supervisor.supervisor import Supervisor
 from .tab import Tab, TabInfo
@@ -66,6 +66,8 @@ _SETUP_S = 10.0
 
 class BrowserSession:
     """A browser (launched or attached) with its tabs. Use ``tabwarden.launch()``."""
+
+    engine = "chromium"
 
     def __init__(self, backend: Backend, *, name: str = "default", config: Config | None = None):
         self.name = name
@@ -385,6 +387,48 @@ class BrowserSession:
     def state(self, tab: Tab | None = None) -> SupervisorState:
         """What the supervisor knows (dialogs, console errors, frames); never waits."""
         return self.supervisor.state(tab.page if tab is not None else None)
+
+    # ---- what the workbench reads (surfaces/workbench/source.py) ----------------------
+
+    @engine_side
+    def pending_dialogs(self) -> list[PendingDialog]:
+        """The dialogs waiting for an answer now, in every tab."""
+        return self.supervisor.pending()
+
+    @engine_side
+    def recent_dialogs(self, tab_id: str | None = None) -> list[ClosedDialog]:
+        """Dialogs closed lately (the newest last), of every tab or of ``tab_id``."""
+        recent = self.supervisor.state(None).recent_dialogs
+        return [d for d in recent if tab_id in (None, d.dialog.tab_id)]
+
+    @engine_side
+    async def answer_pending_dialog(
+        self,
+        *,
+        accept: bool,
+        prompt_text: str | None,
+        dialog_id: str | None,
+        budget: Budget,
+        closed_by: ClosedBy,
+    ) -> ClosedDialog:
+        """Answer a pending dialog (the given one, or the only one) for ``closed_by``."""
+        return await self.supervisor.answer(
+            accept=accept,
+            prompt_text=prompt_text,
+            dialog_id=dialog_id,
+            budget=budget,
+            closed_by=closed_by,
+        )
+
+    @engine_side
+    def console_entries(self, tab_id: str) -> list[dict[str, Any]]:
+        """A tab's console messages held now, oldest first, as watchers get them."""
+        return self.supervisor.console.entries(tab_id)
+
+    @engine_side
+    def network_entries(self, tab_id: str) -> list[dict[str, Any]]:
+        """A tab's requests held now, oldest first, as watchers get them."""
+        return self.supervisor.network.entries(tab_id)
 
     def take_person_notice(self) -> str:
         """Once after a person acted in tabs of this session (from the workbench) since the

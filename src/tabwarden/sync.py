@@ -1558,6 +1558,21 @@ class FirefoxSession(Facade[AsyncFirefoxSession]):
         return unwrap(self).paths
 
     @property
+    def product(self) -> str:
+        """The browser's name and version (``Firefox/153.0``)."""
+        return unwrap(self).product
+
+    @property
+    def profile_kind(self) -> str:
+        """``throwaway`` (removed on close) or ``workspace`` (a persistent profile)."""
+        return unwrap(self).profile_kind
+
+    @property
+    def redactor(self) -> Redactor:
+        """Cleans what watchers (the workbench) are sent about this session."""
+        return unwrap(self).redactor
+
+    @property
     def tabs(self) -> list[FirefoxPage]:
         return wrap_list(FirefoxPage, unwrap(self).tabs)
 
@@ -1565,6 +1580,10 @@ class FirefoxSession(Facade[AsyncFirefoxSession]):
         """``browser.close`` (it ends the BiDi session too), then the process is waited
         for and killed if it lingers; the profile is removed when it was throwaway."""
         run(unwrap(self).close())
+
+    def close_tab(self, tab_id: str, *, timeout_ms: float | None = None) -> None:
+        """Close the tab ``tab_id`` (its refs and pending dialog go with it)."""
+        run(unwrap(self).close_tab(tab_id, timeout_ms=timeout_ms))
 
     def downloads(
         self,
@@ -1603,6 +1622,10 @@ class FirefoxSession(Facade[AsyncFirefoxSession]):
         """The session's downloads as last reported (no wait, no call to the browser)."""
         return unwrap(self).known_downloads()
 
+    def known_tabs(self) -> list[FirefoxPage]:
+        """The open tabs, as the session's events keep them (as ``tabs``)."""
+        return wrap_list(FirefoxPage, unwrap(self).known_tabs())
+
     def new_tab(self, url: str | None = None, *, timeout_ms: float | None = None) -> FirefoxPage:
         """A new tab (at ``url``), made active; Firefox is relaunched first when it went
         away under the session."""
@@ -1625,9 +1648,18 @@ class FirefoxSession(Facade[AsyncFirefoxSession]):
         """Make ``tab_id`` the active tab (brought to the front)."""
         return wrap(FirefoxPage, run(unwrap(self).switch_tab(tab_id, timeout_ms=timeout_ms)))
 
+    def take_person_notice(self) -> str:
+        """Once after a person acted in tabs of this session (from the workbench) since the
+        agent's last snapshot of them: which tabs and what they did (empty otherwise)."""
+        return unwrap(self).take_person_notice()
+
     def take_relaunch_notice(self) -> Relaunch | None:
         """Once after a relaunch: what was lost and when (then None)."""
         return unwrap(self).take_relaunch_notice()
+
+    def watch_flags(self) -> dict[str, bool]:
+        """What is being captured now (Firefox records no trace and no screencast)."""
+        return unwrap(self).watch_flags()
 
 
 class SessionManager(Facade[AsyncSessionManager]):
@@ -1682,6 +1714,10 @@ class SessionManager(Facade[AsyncSessionManager]):
 
     def firefox_names(self) -> list[str]:
         return unwrap(self).firefox_names()
+
+    def firefox_sessions(self) -> list[FirefoxSession]:
+        """The open Firefox sessions, in the order they started."""
+        return wrap_list(FirefoxSession, unwrap(self).firefox_sessions())
 
     def get(self, name: str = "default") -> BrowserSession:
         return wrap(BrowserSession, unwrap(self).get(name))

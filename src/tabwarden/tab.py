@@ -38,9 +38,11 @@ from .errors import (
 from .frames import FrameRegistry
 from .navigation import NavigationResult, check_wait_until
 from .page import engine_side
+from .person_input import PersonInput
 from .relaunch import Relaunch
 from .safety.raw_cdp import route_to_frame, send_raw
 from .safety.reserved import check_context_raw, check_raw_method
+from .screencast import FrameFeed, ScreencastFrame, ScreencastParams
 from .screenshot import Screenshot, save_screenshot
 from .screenshot import capture as capture_screenshot
 from .services import SessionServices
@@ -233,6 +235,34 @@ class Tab:
         self, *, wait_until: str = "load", timeout_ms: float | None = None
     ) -> NavigationResult:
         return await self._go_history(+1, wait_until, timeout_ms)
+
+    # ---- the live view (the workbench: surfaces/workbench/source.py) ----------------
+
+    @engine_side
+    def load_state(self) -> str:
+        """``loading``, ``interactive`` or ``complete``, as the page's events said."""
+        return self._page.load_state()
+
+    @engine_side
+    async def live_feed(self, params: ScreencastParams, budget: Budget) -> FrameFeed:
+        """A latest-wins, adaptive feed of the tab's frames (the screencast runs while a
+        feed is open)."""
+        return await self._page.screencast.watch(params, budget=budget)
+
+    @engine_side
+    async def still_frame(self, budget: Budget) -> ScreencastFrame:
+        """What the tab shows now, captured once."""
+        return await self._page.screencast.still(budget)
+
+    @engine_side
+    async def thumbnail_jpeg(self, budget: Budget, max_width: int) -> bytes:
+        """A small JPEG of what the tab shows now."""
+        return (await self._page.screencast.thumbnail(budget, max_width=max_width)).data
+
+    @engine_side
+    def person_input(self) -> PersonInput:
+        """A person's mouse and keyboard into this tab (taking over from the agent)."""
+        return PersonInput(self._page)
 
     # ---- snapshot ------------------------------------------------------------------
 

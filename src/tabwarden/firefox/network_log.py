@@ -14,6 +14,7 @@ the oldest), and ``network.getData`` reads one when the details are asked for.
 from __future__ import annotations
 
 import base64
+import builtins
 import contextlib
 import time
 from collections import Counter
@@ -38,6 +39,7 @@ from ..diagnostics.network import (
     list_report,
     requests_since,
     unfinished_body,
+    watched_entry,
 )
 from ..errors import BiDiError
 
@@ -114,6 +116,8 @@ class FirefoxNetworkLog:
         self._collecting = False
         self._last_activity: dict[str, float] = {}
         """Per tab, when a request last started or ended (``time.monotonic()``)."""
+        self.on_change: Callable[[str, Exchange], None] | None = None
+        """Told how a request stands after each of its events (the session's watchers)."""
 
     # ---- life ----------------------------------------------------------------------
 
@@ -149,6 +153,10 @@ class FirefoxNetworkLog:
         if state is not None and any(e.state == "pending" for e in state.live.values()):
             return 0.0
         return time.monotonic() - self._last_activity.get(tab_id, 0.0)
+
+    def entries(self, tab_id: str) -> builtins.list[dict[str, Any]]:
+        """A tab's requests held now, oldest first, as watchers (the workbench) get them."""
+        return [watched_entry(exchange) for _, exchange in self._tab(tab_id).journal.entries()]
 
     def forget(self, tab_id: str) -> None:
         self._tabs.pop(tab_id, None)
@@ -242,10 +250,17 @@ class FirefoxNetworkLog:
         elif method == "network.fetchError":
             self._on_error(params)
             self._active(params)
-        elif method == "browsingContext.contextDestroyed" and not params.get("parent"):
+        else:
+            if method == "browsingContext.contextDestroyed" and not params.get("parent"):
+                tab_id = self._tab_of(str(params.get("context", "")))
+                if tab_id is not None:
+                    self.forget(tab_id)  # a closed tab's log goes with it
+            return
+        if self.on_change is not None:
             tab_id = self._tab_of(str(params.get("context", "")))
-            if tab_id is not None:
-                self.forget(tab_id)  # a closed tab's log goes with it
+            exchange = self._exchange_of(params)
+            if tab_id is not None and exchange is not None:
+                self.on_change(tab_id, exchange)
 
     def _on_request(self, params: JSONObject) -> None:
         state = self._state_of(params)

@@ -25,6 +25,7 @@ from ..actions.evaluate import EvaluateResult
 from ..actions.pointer import check_click, modifier_names
 from ..actions.receipt import Receipt
 from ..actions.scrolling import check_direction
+from ..activity import SessionActivity
 from ..bidi.connection import BiDiConnection
 from ..budget import Budget
 from ..clipping import clip_quoted
@@ -54,7 +55,9 @@ from ..frames import FrameInfo
 from ..metrics import Metrics
 from ..navigation import NavigationResult, normalize_url
 from ..page import PageBasics, PageView, engine_side
+from ..person_activity import PersonActivity, PersonActKind, PersonActs
 from ..safety.paths import WorkspacePaths
+from ..screencast import FrameFeed, ScreencastFrame, ScreencastParams
 from ..screenshot import Screenshot, save_screenshot
 from ..snapshot import DEFAULT_MAX_CHARS, RefTable, Snapshot
 from ..snapshot.build import build_tree
@@ -69,8 +72,10 @@ from .acting import ActingHost, ActionBody, FirefoxActionWatch
 from .console import receipt_line
 from .evaluate import evaluate as run_evaluate
 from .forms import select_options, set_checked
+from .live_view import FirefoxLiveView
 from .network_log import NETWORK_IDLE_S, FirefoxNetworkLog
 from .pdf import print_params, save_pdf
+from .person_input import FirefoxPersonInput
 from .pointer import click_element, drag_element, scroll_wheel
 from .screenshot import capture as capture_screenshot
 from .storage import run as run_storage
@@ -220,6 +225,11 @@ class PageHost(ActingHost, Protocol):
     @property
     def network_log(self) -> FirefoxNetworkLog: ...
 
+    @property
+    def activity(self) -> SessionActivity:
+        """The session's live activity (snapshots' boxes, actions, a person in control)."""
+        ...
+
 
 class ChildFrames(dict[str, FrameInfo]):
     """A tab's iframes by BiDi context id; ``frames()`` lists the tab's own document
@@ -260,10 +270,26 @@ class FirefoxPage:
         self._state = "complete"
         self._dialog_opened = asyncio.Event()
         self._tasks = TaskOwner(f"firefox page {tab_id}")
+        self._live_view = FirefoxLiveView(self)
+        self._input_lock = asyncio.Lock()
+        self._person = PersonActivity()
 
     @property
     def target_id(self) -> str:
         return self.context
+
+    @property
+    @engine_side
+    def input_lock(self) -> asyncio.Lock:
+        """Held by an agent's input action and by each input a person sends from the
+        workbench: a person's click never lands in the middle of an agent's action."""
+        return self._input_lock
+
+    @property
+    @engine_side
+    def live_view(self) -> FirefoxLiveView:
+        """Frames for the workbench's live view, captured only while it watches."""
+        return self._live_view
 
     # ---- events (called on the connection's reader: no awaits) ----------------------
 
@@ -272,6 +298,8 @@ class FirefoxPage:
         self._state = state
         if url:
             self.url = url
+        data = {"tab": self.id, "state": state, "url": self.url}
+        self.session.activity.publish("load", data, self.id)
 
     @engine_side
     def dialog_opened(self, dialog: PendingDialog) -> None:
@@ -287,6 +315,7 @@ class FirefoxPage:
     def was_closed(self) -> None:
         self.closed = True
         self._tasks.cancel()
+        self._live_view.end()
 
     @engine_side
     def load_state(self) -> str:
@@ -369,6 +398,7 @@ class FirefoxPage:
         url = normalize_url(url)
         self.session.check_navigation(url)
         budget = self.session.budget(timeout_ms, "navigation")
+        await self.session.activity.until_handed_back(budget)
         started = time.monotonic()
         params = {"context": self.context, "url": url, "wait": WAIT_FOR[wait_until]}
         command = self.session.connection.send("browsingContext.navigate", params, budget=budget)
@@ -395,6 +425,7 @@ class FirefoxPage:
         """Load the current document again."""
         self._ready_to_navigate(wait_until)
         budget = self.session.budget(timeout_ms, "navigation")
+        await self.session.activity.until_handed_back(budget)
         started = time.monotonic()
         params = {"context": self.context, "wait": WAIT_FOR[wait_until]}
         try:
@@ -470,6 +501,7 @@ class FirefoxPage:
         self.check_open()
         self.check_no_dialog()
         budget = self.session.budget(timeout_ms, "navigation")
+        await self.session.activity.until_handed_back(budget)
         started = time.monotonic()
         connection = self.session.connection
         before = self.url
@@ -496,7 +528,7 @@ class FirefoxPage:
                     self.context, "[location.href, document.readyState]", budget
                 )
                 if (seen or href != before) and state in ready:
-                    self.url = str(href)
+                    self.saw_load_state(str(state), str(href))  # no event says so
                     break
                 await budget.sleep(_POLL_S)
         if wait_until == "networkidle":
@@ -694,6 +726,7 @@ class FirefoxPage:
         walks: dict[str, FrameWalk] = {}
         await self._walk(self.context, None, full or scope is not None, budget, walks, depth=0)
         root = build_tree(walks, self.context, self.refs)
+        self.session.activity.snapshot_taken(self.id, root)
         top = walks.get(self.context)
         if top is not None:
             self.title = top.title
@@ -859,13 +892,19 @@ class FirefoxPage:
         self.check_open()
         self.check_no_dialog()
         budget = self.session.budget(timeout_ms, "action")
-        with FirefoxActionWatch(self, self.session) as watch:
-            done, result = await self.until_dialog(body(budget))
-            if done and result is not None:
-                label, detail = result
-            else:
-                label, detail = self._describe(target), "a dialog opened"
-            return await watch.receipt(name, label, detail, budget)
+        activity = self.session.activity
+        await activity.until_handed_back(budget)
+        async with self._input_lock:
+            with activity.acting(), FirefoxActionWatch(self, self.session) as watch:
+                done, result = await self.until_dialog(body(budget))
+                if done and result is not None:
+                    label, detail = result
+                else:
+                    label, detail = self._describe(target), "a dialog opened"
+                receipt = await watch.receipt(name, label, detail, budget)
+        ref = target if target is not None and self.refs.known(target) else None
+        activity.action(self.id, name, ref=ref, label=label, points=[])
+        return receipt
 
     def _describe(self, target: str | None) -> str | None:
         """How a receipt names a ref it did not get to use."""
@@ -1143,6 +1182,38 @@ class FirefoxPage:
         if task.done():
             return True, task.result()
         return False, None
+
+    # ---- the live view (the workbench: surfaces/workbench/source.py) -----------------
+
+    @engine_side
+    async def live_feed(self, params: ScreencastParams, budget: Budget) -> FrameFeed:
+        """A latest-wins feed of the tab's frames (captured while a feed is open)."""
+        return await self.live_view.watch(params, budget)
+
+    @engine_side
+    async def still_frame(self, budget: Budget) -> ScreencastFrame:
+        """What the tab shows now, captured once."""
+        return await self.live_view.still(budget)
+
+    @engine_side
+    async def thumbnail_jpeg(self, budget: Budget, max_width: int) -> bytes:
+        """A JPEG of the viewport now (the workbench scales it down to ``max_width``)."""
+        return await self.live_view.thumbnail(budget)
+
+    @engine_side
+    def person_input(self) -> FirefoxPersonInput:
+        """A person's mouse and keyboard into this tab (taking over from the agent)."""
+        return FirefoxPersonInput(self, KEYS)
+
+    @engine_side
+    def note_person_activity(self, kind: PersonActKind) -> None:
+        """A person's input was forwarded to this tab (the agent is told once)."""
+        self._person.note(kind)
+
+    @engine_side
+    def take_person_activity(self) -> PersonActs | None:
+        """What a person did in this tab since the last take (None: nothing); forgets it."""
+        return self._person.take()
 
     # ---- dialogs --------------------------------------------------------------------
 

@@ -20,12 +20,14 @@ import time
 from collections.abc import Awaitable
 from typing import Any
 
+from ..activity import SessionActivity
 from ..backends.firefox import LocalFirefox
 from ..bidi.connection import BiDiConnection
 from ..budget import Budget
 from ..cdp.protocol import Event
 from ..config import Config, load_config
-from ..diagnostics.console import ConsoleStore
+from ..diagnostics.console import ConsoleEntry, ConsoleStore
+from ..diagnostics.console import watched_entry as watched_console_entry
 from ..diagnostics.downloads import Download, DownloadList
 from ..diagnostics.emulation_state import (
     EmulationChange,
@@ -33,10 +35,12 @@ from ..diagnostics.emulation_state import (
     EmulationState,
     emulation_change,
 )
-from ..diagnostics.network import NetworkRequest
+from ..diagnostics.network import Exchange, NetworkRequest
+from ..diagnostics.network import watched_entry as watched_request
 from ..errors import (
     BiDiError,
     BrowserCrashed,
+    InvalidArgument,
     NavigationError,
     NavigationFailed,
     PolicyDenied,
@@ -49,6 +53,7 @@ from ..metrics import Metrics
 from ..page import engine_side
 from ..relaunch import BrowserLoss, LostTab, Relaunch
 from ..safety.paths import WorkspacePaths
+from ..safety.redaction import Redactor
 from ..safety.url_policy import UrlPolicy, Verdict
 from ..supervisor.buffers import Ring
 from ..supervisor.dialogs import ClosedBy, ClosedDialog, DialogPolicy, PendingDialog
@@ -130,7 +135,9 @@ class FirefoxSession:
         """Page-initiated documents the policy blocked (the newest last, bounded)."""
         self._blocked_at: list[float] = []
         self._metrics = Metrics()
-        self._console_store = ConsoleStore(self.config.diagnostics.console_entries)
+        self._console_store = ConsoleStore(
+            self.config.diagnostics.console_entries, self._console_added
+        )
         self._first_blank: FirefoxPage | None = None
         """The blank tab Firefox starts with, until used: the first ``new_tab`` is it."""
         self._loss: BrowserLoss | None = None
@@ -149,6 +156,11 @@ class FirefoxSession:
             promised_size=self.network_log.promised_size,
         )
         self.emulation = FirefoxEmulation(backend.viewport)
+        self.redactor = Redactor.from_config(self.config.safety)
+        """Cleans what watchers (the workbench) are sent about this session."""
+        self._activity = SessionActivity(name)
+        self.network_log.on_change = self._network_changed
+        self._product = "Firefox"
 
     # ---- life -----------------------------------------------------------------------
 
@@ -161,7 +173,11 @@ class FirefoxSession:
         """Launch Firefox, open the BiDi session and take its tabs (one at least)."""
         endpoint = await self.backend.start(budget)
         self._connection = await BiDiConnection.connect(endpoint.ws_url, budget)
-        await self._connection.send("session.new", {"capabilities": CAPABILITIES}, budget=budget)
+        opened = await self._connection.send(
+            "session.new", {"capabilities": CAPABILITIES}, budget=budget
+        )
+        version = (opened.get("capabilities") or {}).get("browserVersion")
+        self._product = f"Firefox/{version}" if version else "Firefox"
         self._connection.subscribe("*", self._on_event)
         self._connection.on_close(self._connection_closed)
         await self._connection.subscribe_remote(EVENTS, budget)
@@ -240,6 +256,8 @@ class FirefoxSession:
         if self._closed:
             return
         self._closed = True
+        self._activity.publish("closed", {"session": self.name, "reason": "closed"})
+        self._activity.hand_back()
         for handle in self._watchdogs.values():
             handle.cancel()
         self._watchdogs.clear()
@@ -301,6 +319,31 @@ class FirefoxSession:
     @property
     def tabs(self) -> list[FirefoxPage]:
         return [page for page in self._pages.values() if not page.closed]
+
+    def known_tabs(self) -> list[FirefoxPage]:
+        """The open tabs, as the session's events keep them (as ``tabs``)."""
+        return self.tabs
+
+    @property
+    @engine_side
+    def activity(self) -> SessionActivity:
+        """What the session does, as it happens: events for watchers (the workbench) and
+        the timeline of calls (activity.py), as on Chromium."""
+        return self._activity
+
+    @property
+    def product(self) -> str:
+        """The browser's name and version (``Firefox/153.0``)."""
+        return self._product
+
+    @property
+    def profile_kind(self) -> str:
+        """``throwaway`` (removed on close) or ``workspace`` (a persistent profile)."""
+        return "throwaway" if self.config.browser.isolated else "workspace"
+
+    def watch_flags(self) -> dict[str, bool]:
+        """What is being captured now (Firefox records no trace and no screencast)."""
+        return {"trace": False, "recording": False}
 
     @property
     def active_tab(self) -> FirefoxPage | None:
@@ -417,9 +460,81 @@ class FirefoxSession:
             self._answering.discard(dialog.id)
         closed = ClosedDialog(dialog, time.time(), by, accept)
         self._recent_dialogs.append(closed)
+        self._activity.publish("dialog_closed", {"dialog": closed.to_dict()}, page.id)
         if page.pending_dialog is dialog:
             page.dialog_closed()
         return closed
+
+    # ---- what the workbench reads (surfaces/workbench/source.py) ----------------------
+
+    @engine_side
+    def pending_dialogs(self) -> list[PendingDialog]:
+        """The dialogs waiting for an answer now, in every tab."""
+        return [page.pending_dialog for page in self.tabs if page.pending_dialog is not None]
+
+    @engine_side
+    async def answer_pending_dialog(
+        self,
+        *,
+        accept: bool,
+        prompt_text: str | None,
+        dialog_id: str | None,
+        budget: Budget,
+        closed_by: ClosedBy,
+    ) -> ClosedDialog:
+        """Answer a pending dialog (the given one, or the only one) for ``closed_by``."""
+        waiting = [
+            (page, page.pending_dialog) for page in self.tabs if page.pending_dialog is not None
+        ]
+        chosen = [(p, d) for p, d in waiting if dialog_id in (None, d.id)]
+        if len(chosen) != 1:
+            known = ", ".join(d.id for _, d in waiting) or "none"
+            raise InvalidArgument(
+                f"no single pending dialog {dialog_id or ''} to answer (pending: {known})",
+                hint="name the dialog's id" if waiting else "no dialog waits",
+            )
+        page, dialog = chosen[0]
+        return await self.answer_dialog(page, dialog, accept, closed_by, prompt_text, budget)
+
+    @engine_side
+    def console_entries(self, tab_id: str) -> list[dict[str, Any]]:
+        """A tab's console messages held now, oldest first, as watchers get them."""
+        return self._console_store.entries(tab_id)
+
+    @engine_side
+    def network_entries(self, tab_id: str) -> list[dict[str, Any]]:
+        """A tab's requests held now, oldest first, as watchers get them."""
+        return self.network_log.entries(tab_id)
+
+    def take_person_notice(self) -> str:
+        """Once after a person acted in tabs of this session (from the workbench) since the
+        agent's last snapshot of them: which tabs and what they did (empty otherwise)."""
+        notes = []
+        for page in self.tabs:
+            acts = page.take_person_activity()
+            if acts is not None:
+                notes.append(
+                    f"a person acted in tab {page.id} ({acts.describe()}) since your last "
+                    "snapshot of it: take a snapshot before using its refs"
+                )
+        return "\n".join(notes)
+
+    def _console_added(self, tab_id: str, number: int, entry: ConsoleEntry) -> None:
+        if self._activity.watched:
+            data = {"tab": tab_id, "entry": watched_console_entry(number, entry)}
+            self._activity.publish("console", data, tab_id)
+
+    def _network_changed(self, tab_id: str, exchange: Exchange) -> None:
+        if self._activity.watched:
+            data = {"tab": tab_id, "entry": watched_request(exchange)}
+            self._activity.publish("network", data, tab_id)
+
+    def _tabs_changed(self) -> None:
+        activity = self._activity
+        if activity.watched:
+            active = self.active_tab
+            tabs = {"tabs": [page.id for page in self.tabs]}
+            activity.publish("tabs", {**tabs, "active": active.id if active else None})
 
     @engine_side
     def navigation_error(self, exc: BiDiError, url: str) -> NavigationError:
@@ -454,6 +569,7 @@ class FirefoxSession:
         page = self._pages.get(context) or self._add_page(context, "about:blank", None)
         await self._set_viewport(context, budget)
         self._active = page
+        self._tabs_changed()
         if url:
             await page.navigate(url, timeout_ms=timeout_ms)
         return page
@@ -467,7 +583,12 @@ class FirefoxSession:
             budget=self.budget(timeout_ms, "action"),
         )
         self._active = page
+        self._tabs_changed()
         return page
+
+    async def close_tab(self, tab_id: str, *, timeout_ms: float | None = None) -> None:
+        """Close the tab ``tab_id`` (its refs and pending dialog go with it)."""
+        await self.get_tab(tab_id).close(timeout_ms=timeout_ms)
 
     def get_tab(self, tab_id: str) -> FirefoxPage:
         for page in self.tabs:
@@ -547,6 +668,7 @@ class FirefoxSession:
             if page is not None:
                 state = "complete" if method.endswith("load") else "interactive"
                 page.saw_load_state(state, str(params.get("url", "")))
+                self._tabs_changed()  # the watchers' address bar and tab strip
             else:
                 self._frame_loaded(context, str(params.get("url", "")))
         elif method == "browsingContext.navigationStarted":
@@ -572,6 +694,7 @@ class FirefoxSession:
                         accepted if isinstance(accepted, bool) else None,
                     )
                     self._recent_dialogs.append(closed)
+                    self._activity.publish("dialog_closed", {"dialog": closed.to_dict()}, page.id)
                 page.dialog_closed()
         elif method == "network.beforeRequestSent":
             if params.get("isBlocked"):
@@ -634,6 +757,7 @@ class FirefoxSession:
             self._tasks.spawn(
                 self._set_viewport(context, Budget(_CLOSE_S)), name="firefox popup viewport"
             )
+        self._tabs_changed()
         return page
 
     def _context_destroyed(self, info: JSONObject) -> None:
@@ -641,6 +765,8 @@ class FirefoxSession:
         page = self._pages.get(context)
         if page is not None:
             page.was_closed()
+            self._activity.tab_gone(page.id)
+            self._tabs_changed()
             return
         for page in self._pages.values():
             page.frames.pop(context, None)
@@ -664,6 +790,7 @@ class FirefoxSession:
         )
         self._last_dialog[page.context] = dialog
         page.dialog_opened(dialog)
+        self._activity.publish("dialog_opened", {"dialog": dialog.to_dict()}, page.id)
         if self.dialog_policy != "must_respond":
             accept = self.dialog_policy == "auto_accept" or kind in ("alert", "beforeunload")
             answer = self._answer(page, dialog, accept, "auto_policy")

@@ -107,12 +107,16 @@ class FrameFeed:
         on_frame: Callable[[ScreencastFrame], None] | None,
         params_changed: Callable[[], None],
         closing: Callable[[FrameFeed], None],
+        on_shown: Callable[[int], None] | None = None,
     ) -> None:
         self.asked = asked
         self._quality = AdaptiveQuality(asked) if adaptive else None
         self._on_frame = on_frame
         self._params_changed = params_changed
         self._closing = closing
+        self._on_shown = on_shown
+        """Told each frame the consumer showed (a source that captures on demand paces
+        itself on it)."""
         self._latest: ScreencastFrame | None = None
         self._arrival = asyncio.Event()
         self._handed: OrderedDict[int, float] = OrderedDict()
@@ -192,6 +196,8 @@ class FrameFeed:
         self._latencies.append(max(0.0, latency))
         if self._quality is not None and self._quality.shown(latency, skipped):
             self._params_changed()
+        if self._on_shown is not None:
+            self._on_shown(seq)
 
     def close(self) -> None:
         """Stop receiving frames (the screencast stops, in the background, when no feed

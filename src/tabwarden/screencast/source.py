@@ -207,6 +207,31 @@ class FrameSource:
                 return Thumbnail(data, *size)
             return await self._capture_thumbnail(budget, max_width, quality)
 
+    async def still(self, budget: Budget, *, quality: int = 60) -> ScreencastFrame:
+        """What the page shows now, captured once, as a frame with the viewport's size and
+        scroll offsets (for a page that sends no screencast frame: a still page whose
+        start frame was lost to a change of its viewport). Runs no screencast."""
+        session = await self._ready_session(budget)
+        metrics, shot = await asyncio.gather(
+            session.send("Page.getLayoutMetrics", budget=budget),
+            session.send(
+                "Page.captureScreenshot", {"format": "jpeg", "quality": quality}, budget=budget
+            ),
+        )
+        view = metrics.get("cssVisualViewport") or {}
+        return ScreencastFrame(
+            seq=0,
+            encoded=str(shot.get("data", "")),
+            arrived=time.monotonic(),
+            timestamp=None,
+            offset_top=0.0,
+            page_scale_factor=float(view.get("scale", 1.0)),
+            device_width=float(view.get("clientWidth", 0)),
+            device_height=float(view.get("clientHeight", 0)),
+            scroll_offset_x=float(view.get("pageX", 0)),
+            scroll_offset_y=float(view.get("pageY", 0)),
+        )
+
     async def _capture_thumbnail(self, budget: Budget, max_width: int, quality: int) -> Thumbnail:
         session = await self._ready_session(budget)
         metrics = await session.send("Page.getLayoutMetrics", budget=budget)

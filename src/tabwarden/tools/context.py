@@ -105,7 +105,10 @@ class ToolContext:
         return relaunch.describe() if relaunch is not None else ""
 
     def activity(self) -> SessionActivity | None:
-        """The live activity of the context's session, when it is open."""
+        """The live activity of the context's session (on its engine), when it is open."""
+        if self.engine == "firefox":
+            firefox = self.manager.get_firefox(self.name)
+            return firefox.activity if firefox is not None else None
         if self.name not in self.manager.names():
             return None
         return self.manager.get(self.name).activity
@@ -113,6 +116,9 @@ class ToolContext:
     def person_notice(self) -> str:
         """Once after a person acted in a tab of the session (from the workbench) since
         the agent's last snapshot of it: which tab and what they did."""
+        if self.engine == "firefox":
+            firefox = self.manager.get_firefox(self.name)
+            return firefox.take_person_notice() if firefox is not None else ""
         if self.name not in self.manager.names():
             return ""
         return self.manager.get(self.name).take_person_notice()

@@ -1,18 +1,18 @@
-"""The live view's parts on a tab: its frames (the page's one shared screencast), a
-thumbnail, and a person's input sent to it — in the wire format of the workbench."""
+"""The live view's parts on a tab of either engine: its frames (Chromium's shared
+screencast, Firefox's captures while watched), a thumbnail, and a person's input sent to
+it — in the wire format of the workbench."""
 
 from __future__ import annotations
 
-import asyncio
 import base64
 from dataclasses import dataclass
 from typing import Any, get_args
 
 from ...budget import Budget
 from ...errors import InvalidArgument
-from ...person_input import MouseButton, PersonInput
+from ...person_input import MouseButton
 from ...screencast import FrameFeed, ScreencastFrame, ScreencastParams
-from ...tab import Tab
+from .source import WatchedTab
 
 __all__ = ["InputForwarder", "LiveFrame", "open_feed", "still_frame", "thumbnail"]
 
@@ -48,47 +48,31 @@ late): a workbench page shows the tab scaled into part of a window, and every pi
 less is less for the agent's browser to encode while the agent works."""
 
 
-async def open_feed(tab: Tab, budget: Budget) -> FrameFeed:
-    """A latest-wins, adaptive feed of the tab's frames (the screencast runs while open)."""
-    return await tab.page.screencast.watch(LIVE_VIEW, budget=budget)
+async def open_feed(tab: WatchedTab, budget: Budget) -> FrameFeed:
+    """A latest-wins feed of the tab's frames (made only while the feed is open)."""
+    return await tab.live_feed(LIVE_VIEW, budget)
 
 
-async def still_frame(tab: Tab, budget: Budget) -> LiveFrame:
+async def still_frame(tab: WatchedTab, budget: Budget) -> LiveFrame:
     """What the tab shows now, captured once: for a page that sends no screencast frame
     (it paints nothing: a still page whose start frame was lost to a change of its
     viewport)."""
-    session = await tab.page.ready_session(budget)
-    metrics, shot = await asyncio.gather(
-        session.send("Page.getLayoutMetrics", budget=budget),
-        session.send("Page.captureScreenshot", {"format": "jpeg", "quality": 60}, budget=budget),
-    )
-    view = metrics.get("cssVisualViewport") or {}
-    return LiveFrame(
-        seq=0,
-        data=str(shot.get("data", "")),
-        meta={
-            "deviceWidth": float(view.get("clientWidth", 0)),
-            "deviceHeight": float(view.get("clientHeight", 0)),
-            "offsetTop": 0.0,
-            "pageScaleFactor": float(view.get("scale", 1.0)),
-            "scrollOffsetX": float(view.get("pageX", 0)),
-            "scrollOffsetY": float(view.get("pageY", 0)),
-        },
-    )
+    frame = await tab.still_frame(budget)
+    return LiveFrame.of(frame)
 
 
-async def thumbnail(tab: Tab, budget: Budget) -> str:
+async def thumbnail(tab: WatchedTab, budget: Budget) -> str:
     """A small JPEG of what the tab shows now, base64."""
-    shot = await tab.page.screencast.thumbnail(budget, max_width=_THUMBNAIL_WIDTH)
-    return base64.b64encode(shot.data).decode("ascii")
+    data = await tab.thumbnail_jpeg(budget, _THUMBNAIL_WIDTH)
+    return base64.b64encode(data).decode("ascii")
 
 
 class InputForwarder:
     """A person's input events from one page to one tab (it keeps which buttons are down)."""
 
-    def __init__(self, tab: Tab) -> None:
+    def __init__(self, tab: WatchedTab) -> None:
         self.tab = tab
-        self._input = PersonInput(tab.page)
+        self._input = tab.person_input()
 
     async def forward(self, event: dict[str, Any], budget: Budget) -> dict[str, Any] | None:
         """Send one event; returns the mark to draw (name and points) for a press, a

@@ -4,9 +4,10 @@ agent does, live, in every session of this process.
 ``Workbench`` serves the page (static files shipped in the package: no build, works
 offline), a JSON list of sessions, and one WebSocket per open page (viewer.py). It
 watches session managers (the MCP server's, the daemon's) and single sessions (the
-Python API), and reads the state the tools read: it opens no CDP connection of its
-own, and asks the browser only for what it does not already have (frames, while a page
-watches; thumbnails, while the list is shown).
+Python API), of either engine (Chromium and Firefox, through source.py), and reads the
+state the tools read: it opens no connection of its own, and asks the browser only for
+what it does not already have (frames, while a page watches; thumbnails, while the list
+is shown).
 
 Security: bound to 127.0.0.1 by default, with a random token per run in the URL. Every
 request passes the MCP HTTP server's Host/Origin rules (DNS rebinding); the page, the
@@ -43,7 +44,6 @@ from ...backends.external import is_loopback_host
 from ...config import WorkbenchConfig
 from ...errors import SessionNotFound, TabwardenError
 from ...manager import SessionManager
-from ...session import BrowserSession
 from ..http_serving import (
     QuietUvicorn,
     check_host_and_origin,
@@ -54,6 +54,7 @@ from ..http_serving import (
     url_of,
 )
 from .consent import ConsentDesk
+from .source import WatchedSession
 from .viewer import Viewer
 from .views import session_summary
 
@@ -91,7 +92,7 @@ class Workbench:
         self.options = options or WorkbenchOptions()
         self.token = self.options.token or secrets.token_urlsafe(18)
         self._managers: list[SessionManager] = []
-        self._single: list[BrowserSession] = []
+        self._single: list[WatchedSession] = []
         self._viewers: set[Viewer] = set()
         self._numbers = itertools.count(1)
         self.consent = ConsentDesk(self._broadcast, lambda: len(self._viewers))
@@ -139,24 +140,25 @@ class Workbench:
                 manager.ask_person = None
             self._sessions_changed()
 
-    def watch_session(self, session: BrowserSession) -> None:
+    def watch_session(self, session: WatchedSession) -> None:
         """Show one session (the Python API's ``launch()``)."""
         if session not in self._single:
             self._single.append(session)
             self._sessions_changed()
 
-    def sessions(self) -> list[BrowserSession]:
+    def sessions(self) -> list[WatchedSession]:
         """Every live session shown, managers' first; a name shown once."""
-        seen: dict[str, BrowserSession] = {}
+        seen: dict[str, WatchedSession] = {}
         for manager in self._managers:
-            for session in manager.sessions():
+            sessions: list[WatchedSession] = [*manager.sessions(), *manager.firefox_sessions()]
+            for session in sessions:
                 seen.setdefault(session.name, session)
         self._single = [s for s in self._single if not s.closed]
         for session in self._single:
             seen.setdefault(session.name, session)
         return list(seen.values())
 
-    def session(self, name: str) -> BrowserSession:
+    def session(self, name: str) -> WatchedSession:
         for session in self.sessions():
             if session.name == name:
                 return session

@@ -26,11 +26,10 @@ from ...activity import ActivityEvent, CallRecord, Subscription, acting_person
 from ...budget import Budget
 from ...errors import InvalidArgument, SessionNotFound, TabwardenError
 from ...screencast import FrameFeed
-from ...session import BrowserSession
-from ...tab import Tab
 from ...tasks import TaskOwner
 from .consent import ConsentDesk
 from .live import InputForwarder, LiveFrame, open_feed, still_frame, thumbnail
+from .source import WatchedSession, WatchedTab
 from .views import session_summary, session_view, tabs_view
 
 __all__ = ["Viewer", "ViewerHost"]
@@ -66,9 +65,9 @@ class ViewerHost(Protocol):
     @property
     def consent(self) -> ConsentDesk: ...
 
-    def sessions(self) -> list[BrowserSession]: ...
+    def sessions(self) -> list[WatchedSession]: ...
 
-    def session(self, name: str) -> BrowserSession: ...
+    def session(self, name: str) -> WatchedSession: ...
 
 
 class Viewer:
@@ -85,8 +84,8 @@ class Viewer:
         self._wake_events = asyncio.Event()
         self._subscriptions: dict[str, Subscription] = {}
         self.mode = "list"
-        self.session: BrowserSession | None = None
-        self.tab: Tab | None = None
+        self.session: WatchedSession | None = None
+        self.tab: WatchedTab | None = None
         self.overlay = True
         self._feed: FrameFeed | None = None
         self._forwarder: InputForwarder | None = None
@@ -143,7 +142,7 @@ class Viewer:
 
     # ---- sending ---------------------------------------------------------------------
 
-    def send(self, message: dict[str, Any], session: BrowserSession | None = None) -> None:
+    def send(self, message: dict[str, Any], session: WatchedSession | None = None) -> None:
         """Queue a message (redacted by ``session``'s redactor when it is about one)."""
         if self._closed:
             return
@@ -263,7 +262,7 @@ class Viewer:
             self._thumbnails_at[session.name] = loop.time()
             self._tasks.spawn(self._thumbnail(session), f"{self.label} thumbnail")
 
-    async def _thumbnail(self, session: BrowserSession) -> None:
+    async def _thumbnail(self, session: WatchedSession) -> None:
         tab = session.active_tab
         if tab is None or tab.closed:
             return
@@ -276,7 +275,7 @@ class Viewer:
 
     # ---- watching a session and a tab ------------------------------------------------
 
-    def _watch(self, session: BrowserSession, tab_id: str | None) -> None:
+    def _watch(self, session: WatchedSession, tab_id: str | None) -> None:
         self.mode = "session"
         self.session = session
         self._subscribe_all()
@@ -288,7 +287,7 @@ class Viewer:
         view["consent"] = [q.to_dict() for q in self.bench.consent.open_questions()]
         self.send({"type": "session", **view}, session)
 
-    def _watch_tab(self, tab: Tab | None, *, announce: bool = True) -> None:
+    def _watch_tab(self, tab: WatchedTab | None, *, announce: bool = True) -> None:
         if tab is self.tab and self._feed is not None:
             return
         self._stop_feed()
@@ -310,7 +309,7 @@ class Viewer:
             self._feed.close()
             self._feed = None
 
-    async def _frames(self, tab: Tab) -> None:
+    async def _frames(self, tab: WatchedTab) -> None:
         try:
             feed = await open_feed(tab, Budget(_INPUT_S))
         except TabwardenError as exc:
@@ -352,7 +351,7 @@ class Viewer:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._shown.wait(), _SHOWN_WAIT_S)
 
-    async def _still(self, tab: Tab) -> LiveFrame | None:
+    async def _still(self, tab: WatchedTab) -> LiveFrame | None:
         """A still page whose screencast sent nothing yet: what it shows, captured once."""
         try:
             return await still_frame(tab, Budget(_INPUT_S))
@@ -491,12 +490,12 @@ class Viewer:
             "save_screenshot": self._on_save_screenshot,
         }
 
-    def _watched(self) -> BrowserSession:
+    def _watched(self) -> WatchedSession:
         if self.session is None or self.session.closed:
             raise SessionNotFound("no session is open in this page", hint="pick a session")
         return self.session
 
-    def _watched_tab(self) -> Tab:
+    def _watched_tab(self) -> WatchedTab:
         if self.tab is None or self.tab.closed:
             raise InvalidArgument("no tab is shown", hint="pick a tab")
         return self.tab
@@ -541,7 +540,7 @@ class Viewer:
                 f"action={action!r} is not a dialog answer", hint="accept or dismiss"
             )
         prompt = message.get("prompt_text")
-        closed = await session.supervisor.answer(
+        closed = await session.answer_pending_dialog(
             accept=action == "accept",
             prompt_text=str(prompt) if prompt is not None else None,
             dialog_id=str(message.get("dialog_id") or "") or None,

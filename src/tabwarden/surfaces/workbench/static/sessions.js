@@ -46,6 +46,7 @@ export class SessionGrid {
     const page = s.active ? (s.active.title || s.active.url) : "No tab";
     const flags = [
       profileBadge(s.profile, { "data-testid": "session-profile" }),
+      s.engine ? h("span", { class: "badge", "data-testid": "session-engine", "data-engine": s.engine }, s.engine) : null,
       h("span", { class: "badge", "data-testid": "session-tabs" }, `${s.tabs} tab${s.tabs === 1 ? "" : "s"}`),
       s.busy ? h("span", { class: "badge busy", "data-testid": "session-busy" }, h("span", { class: "spinner", "aria-hidden": "true" }), " working") : null,
       s.pending_dialogs ? h("span", { class: "badge dialogs", "data-testid": "session-dialogs" },
