@@ -111,10 +111,13 @@ async def test_hung_evaluation_returns_by_its_deadline_and_the_tab_still_works(
         # Well inside the click's own 5 s: the tab is not held by the stopped script (a
         # loaded CI machine has taken 1.7 s for the click and its receipt).
         assert time.monotonic() - started < 2.5
-    assert sorted(returned)[1] < 0.4 + MARGIN_S, returned  # the median of three runs
+    # A hung evaluation left to itself never returns: these bounds prove the deadline and
+    # leave a loaded machine room to stop the script (one run on four busy workers took
+    # 0.5 to 0.9 s).
+    assert sorted(returned)[1] < 0.4 + 1.0, returned  # the median of three runs
     # One run in three may meet a loaded machine: its 100 ms busy probe can then call a
     # pending promise busy and stop it too, which costs a few hundred ms more.
-    assert max(returned) < 0.4 + 4 * MARGIN_S, returned
+    assert max(returned) < 0.4 + 2.0, returned
     assert (await tab.evaluate("window.n")).value == 3
 
 
