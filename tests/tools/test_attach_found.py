@@ -3,6 +3,7 @@ user's consent as for a URL; or, when asked, one launched for the user."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -49,7 +50,9 @@ def launched(tmp_path: Path) -> Iterator[Path]:
     yield profile
     procs = browser_processes(f"--user-data-dir={profile}")
     for proc in procs:
-        proc.kill()
+        # Killing the browser ends its helpers too: one listed may be gone already.
+        with contextlib.suppress(psutil.NoSuchProcess):
+            proc.kill()
     psutil.wait_procs(procs, timeout=10)
 
 
