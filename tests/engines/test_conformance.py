@@ -553,8 +553,11 @@ async def test_a_receipt_waits_for_the_requests_the_action_sent(page, server):
         if receipt.requests:
             break
         await page.tab.navigate(server.url("/engines.html"))
+    # Listed with its status: the request had ended when the receipt was written. (How
+    # long the receipt itself waited depends on the machine: a loaded one may finish the
+    # 75 ms request before the click returns, and then the wait is 0.)
     assert any(r.startswith("GET /engines_child.html 200") for r in receipt.requests), receipt
-    assert receipt.settle_wait_ms > 0 and not receipt.still_open
+    assert not receipt.still_open
     assert receipt.diff is not None
     assert any('button "Loaded"' in line for line in receipt.diff.added), receipt.text
     assert "requests: GET /engines_child.html 200" in receipt.text
