@@ -5,7 +5,6 @@ the workbench and checks what a person sees and does there."""
 from __future__ import annotations
 
 import asyncio
-import re
 import socket
 import time
 from collections.abc import AsyncIterator
@@ -23,10 +22,9 @@ from tabwarden.tab import Tab
 from tabwarden.tools.context import ToolContext
 from tabwarden.tools.registry import call_tool
 from tests.local_server import LocalServer
+from tests.workbench_page import WAIT_S, page_value, ref_in, until_shown
 
 pytestmark = pytest.mark.browser
-
-WAIT_S = 30.0
 
 
 @dataclass
@@ -46,32 +44,13 @@ class Bench:
 
     async def page(self, expression: str) -> Any:
         """Evaluate in the workbench page."""
-        return (await self.viewer.evaluate(expression)).value
+        return await page_value(self.viewer, expression)
 
     async def until(self, expression: str, what: str) -> Any:
-        deadline = time.monotonic() + WAIT_S
-        while True:
-            value = await self.page(expression)
-            if value:
-                return value
-            assert time.monotonic() < deadline, f"the workbench never showed {what}"
-            await asyncio.sleep(0.05)
+        return await until_shown(self.viewer, expression, what)
 
     async def ref(self, role_and_name: str) -> str:
-        """The ref of the workbench's element with this role and name (``button "Take over"``;
-        a name alone, ``"Live view"``, matches whatever role it is shown with)."""
-        any_role = r"[\w-]+"
-        role = any_role if role_and_name.startswith('"') else re.escape(role_and_name.split(" ")[0])
-        name = re.escape(role_and_name if role == any_role else role_and_name.split(" ", 1)[1])
-        # The element's own line, not one it covers ("[covered by button …]").
-        own_line = re.compile(rf"^\s*- {role} {name} \[ref=(e\d+)\]", re.MULTILINE)
-        deadline = time.monotonic() + WAIT_S
-        while True:
-            text = str(await self.viewer.snapshot())
-            if found := own_line.search(text):
-                return found.group(1)
-            assert time.monotonic() < deadline, f"no {role_and_name} in the workbench:\n{text}"
-            await asyncio.sleep(0.1)
+        return await ref_in(self.viewer, role_and_name)
 
 
 @pytest_asyncio.fixture(scope="module")
